@@ -1,0 +1,113 @@
+// The composition root: config, bus, projections, handler and the three listeners. Tests start it
+// in-process (port 0 addresses); main.ts starts it for real. No module-level singletons.
+
+import type { Server } from 'node:http';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { createEventBus, type EventBus } from './events/bus.ts';
+import type { Config } from './io/config/schema.ts';
+import { baseUrl, closeServer, createPlainServer, listen } from './io/listen.ts';
+import type { Logger } from './io/logger.ts';
+import { createOpampHandler, type ProtocolObserver } from './io/opamp/handler.ts';
+import { createOpampServer } from './io/opamp/opampServer.ts';
+import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
+import {
+  createComplianceCounters,
+  type ComplianceCountersProjection,
+} from './projections/compliance/complianceCounters.ts';
+import { createLivenessSweeper } from './projections/liveness/livenessSweeper.ts';
+import { livenessThresholds, type LivenessThresholds } from './projections/liveness/sweep.ts';
+import { createRegistryProjection, type Registry } from './projections/registry/registryProjection.ts';
+import { createTelemetryApp } from './web/telemetryApp.ts';
+import { createUiApp } from './web/uiApp.ts';
+
+export interface AppDeps {
+  readonly logger: Logger;
+  /** Time and timers; virtual in specs. Defaults to RxJS's asyncScheduler (wall clock). */
+  readonly scheduler?: SchedulerLike;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly bus: EventBus;
+  readonly registry: Registry;
+  readonly compliance: ComplianceCountersProjection;
+  readonly changes: ChangeTracker;
+  readonly thresholds: LivenessThresholds;
+  /** Base URLs of the bound listeners, known after start(). */
+  readonly urls: { opamp: string; ui: string; telemetry: string };
+  start(): Promise<void>;
+  /** Graceful shutdown: not ready, refuse new OpAMP connections, drain delay, going-away close. */
+  stop(): Promise<void>;
+}
+
+export function createApp(config: Config, deps: AppDeps): App {
+  const { logger } = deps;
+  const scheduler = deps.scheduler ?? asyncScheduler;
+  const onError = (projection: string, error: unknown) => logger.error({ err: error, projection }, 'projection failed');
+
+  const bus = createEventBus();
+  const registry = createRegistryProjection(bus.events$, onError);
+  const compliance = createComplianceCounters(bus.events$, onError);
+  const changes = createChangeTracker(bus.events$);
+  const thresholds = livenessThresholds(config.fleet.heartbeat_interval, config.fleet.stale_missed_heartbeats);
+
+  const counts = { messages: 0, errors: 0 };
+  const observer: ProtocolObserver = {
+    messageReceived: () => void counts.messages++,
+    messageFailed: (reason) => {
+      counts.errors++;
+      logger.debug({ reason }, 'opamp message rejected');
+    },
+  };
+  const handler = createOpampHandler({
+    bus,
+    registry,
+    now: () => scheduler.now(),
+    requiredAttributes: config.fleet.required_attributes,
+    observer,
+  });
+  const opamp = createOpampServer(handler, observer, {
+    maxMessageBytes: config.opamp.max_message_bytes,
+    onError: (error) => logger.error({ err: error }, 'opamp request failed'),
+  });
+
+  let ready = false;
+  let draining = false;
+  const ui = createUiApp({ registry, logger });
+  const telemetry = createTelemetryApp({ isReady: () => ready, isDraining: () => draining });
+
+  const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};
+  const urls = { opamp: '', ui: '', telemetry: '' };
+  let sweeper: ReturnType<typeof createLivenessSweeper> | undefined;
+
+  async function start(): Promise<void> {
+    const opampServer = createPlainServer(opamp.onRequest);
+    opampServer.on('upgrade', opamp.onUpgrade);
+    servers.opamp = await listen(opampServer, config.listeners.opamp);
+    servers.ui = await listen(createPlainServer(ui.callback()), config.listeners.ui);
+    servers.telemetry = await listen(createPlainServer(telemetry.callback()), config.listeners.telemetry);
+    urls.opamp = baseUrl(servers.opamp);
+    urls.ui = baseUrl(servers.ui);
+    urls.telemetry = baseUrl(servers.telemetry);
+    sweeper = createLivenessSweeper({ bus, registry, thresholds, scheduler, onError });
+    ready = true;
+    logger.info(urls, 'listening');
+  }
+
+  async function stop(): Promise<void> {
+    draining = true;
+    opamp.startDraining();
+    logger.info({ drainDelayMs: config.shutdown.drain_delay }, 'draining');
+    await new Promise((resolve) => setTimeout(resolve, config.shutdown.drain_delay));
+    opamp.ws.closeAll(1001, 'server shutting down');
+    sweeper?.stop();
+    await Promise.all(Object.values(servers).map((s) => closeServer(s)));
+    bus.close();
+    registry.stop();
+    compliance.stop();
+    changes.stop();
+    logger.info('stopped');
+  }
+
+  return { config, bus, registry, compliance, changes, thresholds, urls, start, stop };
+}

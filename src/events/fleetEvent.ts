@@ -1,0 +1,111 @@
+// The domain events. Facts in the past tense, each carrying its own time (`at`, Unix milliseconds from
+// the injected clock). Order within one inbound AgentToServer (docs/events.md):
+//   AgentConnected? → AgentCheckedIn → AgentStatusReported? → AgentHealthReported? →
+//   AgentEffectiveConfigReported? → AgentPackageStatusesReported? → AgentComplianceChanged? →
+//   AgentFullStateRequested? → AgentDisconnected? (agent_disconnect)
+// Unix milliseconds rather than Date: an agent record holds several times and 100,000 records must
+// stay small.
+
+import type {
+  AgentDescription,
+  ComponentHealth,
+  EffectiveConfig,
+  PackageStatuses,
+  Session,
+} from './agentData.ts';
+import type { ConnectionId, InstanceUid } from './ids.ts';
+
+interface Fact<T extends string, D> {
+  readonly type: T;
+  readonly at: number;
+  readonly data: Readonly<D>;
+}
+
+/** An unknown (or evicted) agent appeared, or a disconnected agent sent again. */
+export type AgentConnected = Fact<'AgentConnected', { uid: InstanceUid; session: Session }>;
+
+/** Any message from the agent: a check-in. Carries what every message carries. */
+export type AgentCheckedIn = Fact<
+  'AgentCheckedIn',
+  { uid: InstanceUid; session: Session; sequenceNum: bigint; capabilities: bigint }
+>;
+
+/** Report of type `status`: a new agent description. */
+export type AgentStatusReported = Fact<'AgentStatusReported', { uid: InstanceUid; description: AgentDescription }>;
+export type AgentHealthReported = Fact<'AgentHealthReported', { uid: InstanceUid; health: ComponentHealth }>;
+export type AgentEffectiveConfigReported = Fact<
+  'AgentEffectiveConfigReported',
+  { uid: InstanceUid; config: EffectiveConfig }
+>;
+export type AgentPackageStatusesReported = Fact<
+  'AgentPackageStatusesReported',
+  { uid: InstanceUid; packages: PackageStatuses }
+>;
+
+/** The agent's missing required attributes or reserved-key conflicts changed. */
+export type AgentComplianceChanged = Fact<
+  'AgentComplianceChanged',
+  {
+    uid: InstanceUid;
+    missing: readonly string[];
+    conflicts: readonly string[];
+    /** Keys in `missing` that were not missing before (what the counters count). */
+    newlyMissing: readonly string[];
+    newlyConflicting: readonly string[];
+  }
+>;
+
+export type FullStateReason = 'no_description' | 'sequence_gap';
+export type AgentFullStateRequested = Fact<'AgentFullStateRequested', { uid: InstanceUid; reason: FullStateReason }>;
+
+export type DisconnectReason = 'connection_closed' | 'agent_disconnect' | 'heartbeat_missed';
+export type AgentDisconnected = Fact<'AgentDisconnected', { uid: InstanceUid; reason: DisconnectReason }>;
+
+/** Removed from the registry after missing the check-in threshold. */
+export type AgentEvicted = Fact<'AgentEvicted', { uid: InstanceUid; lastSeen: number }>;
+
+/** A gateway connect handshake was answered on a connection. */
+export type GatewayConnectAnswered = Fact<
+  'GatewayConnectAnswered',
+  { connectionId: ConnectionId; accepted: boolean; firstOnConnection: boolean }
+>;
+/** A connection that had been marked as a gateway closed. */
+export type GatewayConnectionClosed = Fact<'GatewayConnectionClosed', { connectionId: ConnectionId }>;
+
+export type AgentEvent =
+  | AgentConnected
+  | AgentCheckedIn
+  | AgentStatusReported
+  | AgentHealthReported
+  | AgentEffectiveConfigReported
+  | AgentPackageStatusesReported
+  | AgentComplianceChanged
+  | AgentFullStateRequested
+  | AgentDisconnected
+  | AgentEvicted;
+
+export type GatewayEvent = GatewayConnectAnswered | GatewayConnectionClosed;
+
+export type FleetEvent = AgentEvent | GatewayEvent;
+
+export type ReportType = 'status' | 'health' | 'effective_config' | 'package_statuses';
+
+/** The SPEC report type of an event, or undefined when it is not a report. */
+export function reportTypeOf(event: FleetEvent): ReportType | undefined {
+  switch (event.type) {
+    case 'AgentStatusReported':
+      return 'status';
+    case 'AgentHealthReported':
+      return 'health';
+    case 'AgentEffectiveConfigReported':
+      return 'effective_config';
+    case 'AgentPackageStatusesReported':
+      return 'package_statuses';
+    default:
+      return undefined;
+  }
+}
+
+export function isAgentEvent(event: FleetEvent): event is AgentEvent {
+  return event.type !== 'GatewayConnectAnswered' && event.type !== 'GatewayConnectionClosed';
+}

@@ -1,0 +1,117 @@
+// Loading order (SPEC "Configuration"): built-in defaults, the YAML file named by -config, SVC_
+// environment variables, then validation listing every problem at once. The only module that reads
+// process.env is this one (through the `env` argument that main passes in).
+
+import { readFileSync } from 'node:fs';
+import { load as loadYaml } from 'js-yaml';
+import { configSchema, type Config } from './schema.ts';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
+  }
+}
+
+type Tree = Record<string, unknown>;
+
+/** Every leaf key path of the schema, e.g. ['fleet', 'heartbeat_interval']. */
+function leafPaths(): string[][] {
+  const described = configSchema.describe() as { keys?: Record<string, { keys?: Record<string, unknown> }> };
+  const paths: string[][] = [];
+  for (const [section, child] of Object.entries(described.keys ?? {}))
+    for (const key of Object.keys(child.keys ?? {})) paths.push([section, key]);
+  return paths;
+}
+
+const envName = (path: string[]): string => `SVC_${path.join('_').toUpperCase()}`;
+
+/** Environment variables that belong to the project but are not configuration keys. */
+const nonConfigEnv = /^SVC_(TEST|BUILD|BENCH)_/;
+
+function envValue(path: string[], text: string): unknown {
+  const key = path.join('.');
+  if (key === 'fleet.required_attributes')
+    return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (key === 'auth.role_mapping') return loadYaml(text);
+  return text;
+}
+
+function overlayEnv(tree: Tree, env: Readonly<Record<string, string | undefined>>, problems: string[]): void {
+  const byName = new Map(leafPaths().map((p) => [envName(p), p]));
+  for (const [name, text] of Object.entries(env)) {
+    if (!name.startsWith('SVC_') || text === undefined || nonConfigEnv.test(name)) continue;
+    const path = byName.get(name);
+    if (path === undefined) {
+      problems.push(`unknown environment variable ${name}`);
+      continue;
+    }
+    const [section, key] = path as [string, string];
+    const sectionTree = (tree[section] ??= {}) as Tree;
+    try {
+      sectionTree[key] = envValue(path, text);
+    } catch (error) {
+      problems.push(`${name}: ${(error as Error).message}`);
+    }
+  }
+}
+
+function readYaml(file: string): Tree {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = loadYaml(text);
+  } catch (error) {
+    throw new ConfigError([`config file ${file} is not valid YAML: ${(error as Error).message}`]);
+  }
+  if (parsed === undefined || parsed === null) return {}; // an empty file means defaults
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError([`config file ${file} must hold a mapping of keys`]);
+  return parsed as Tree;
+}
+
+export interface ConfigSources {
+  readonly file?: string | undefined;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Values that override everything else (tests, command-line flags). */
+  readonly overrides?: Tree;
+}
+
+function merge(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] =
+      v !== null && typeof v === 'object' && !Array.isArray(v) && b !== null && typeof b === 'object' && !Array.isArray(b)
+        ? merge(b as Tree, v as Tree)
+        : v;
+  }
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Builds the frozen configuration, or throws ConfigError naming every problem. */
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const problems: string[] = [];
+  let tree: Tree = sources.file ? readYaml(sources.file) : {};
+  if (sources.env) overlayEnv(tree, sources.env, problems);
+  if (sources.overrides) tree = merge(tree, sources.overrides);
+  const { value, error } = configSchema.validate(tree, { abortEarly: false, convert: true });
+  if (error) for (const d of error.details) problems.push(d.message.replaceAll('"', ''));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(value as Config);
+}

@@ -1,0 +1,148 @@
+// The configuration schema (SPEC "Configuration"): every key, its default and its rule, checked by joi
+// with every problem reported at once. Durations arrive as Go-style text and leave as milliseconds;
+// byte sizes as integers or "16MiB" and leave as bytes.
+
+import Joi from 'joi';
+import { parseByteSize } from './byteSize.ts';
+import { parseDuration } from './duration.ts';
+
+const duration = (fallback: string, { allowZero = false } = {}) =>
+  Joi.any()
+    .custom((value: unknown, helpers) => {
+      const ms = typeof value === 'string' ? parseDuration(value.trim()) : undefined;
+      if (ms === undefined) return helpers.message({ custom: `{{#label}} must be a duration such as 500ms, 30s, 1m30s or 168h` });
+      if (ms <= 0 && !allowZero) return helpers.message({ custom: '{{#label}} must be greater than zero' });
+      return ms;
+    })
+    .default(parseDuration(fallback));
+
+const byteSize = (fallback: number) =>
+  Joi.any()
+    .custom((value: unknown, helpers) => {
+      const n = typeof value === 'string' || typeof value === 'number' ? parseByteSize(value) : undefined;
+      if (n === undefined || n <= 0) return helpers.message({ custom: '{{#label}} must be a positive size such as 16777216 or 16MiB' });
+      return n;
+    })
+    .default(fallback);
+
+/** host:port, :port, [v6]:port. Port 0 asks the OS for a free port (tests). */
+const address = (fallback: string) =>
+  Joi.string()
+    .pattern(/^(?:[A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'host:port')
+    .custom((value: string, helpers) => {
+      const port = Number(value.slice(value.lastIndexOf(':') + 1));
+      return port <= 65535 ? value : helpers.message({ custom: '{{#label}} has a port above 65535' });
+    })
+    .default(fallback);
+
+const tls = Joi.object({
+  cert_file: Joi.string().allow('').default(''),
+  key_file: Joi.string().allow('').default(''),
+  client_ca_file: Joi.string().allow('').default(''),
+}).default();
+
+const roleMapping = Joi.object({
+  match: Joi.string().valid('exact', 'prefix').required(),
+  spiffe_id: Joi.string().pattern(/^spiffe:\/\//, 'spiffe://').required(),
+  role: Joi.string().valid('viewer', 'admin').required(),
+});
+
+export const configSchema = Joi.object({
+  listeners: Joi.object({
+    opamp: address(':4320'),
+    ui: address(':8080'),
+    telemetry: address(':9090'),
+  }).default(),
+  opamp_tls: tls,
+  ui_tls: tls,
+  telemetry_tls: tls,
+  auth: Joi.object({
+    role_mapping: Joi.array().items(roleMapping).default([]),
+    default_role: Joi.string().valid('none', 'viewer', 'admin').default('none'),
+  }).default(),
+  log: Joi.object({
+    level: Joi.string().valid('debug', 'info', 'warn', 'error').default('info'),
+    format: Joi.string().valid('text', 'json').default('text'),
+  }).default(),
+  fleet: Joi.object({
+    heartbeat_interval: duration('30s'),
+    stale_missed_heartbeats: Joi.number().integer().min(1).default(3),
+    required_attributes: Joi.array().items(Joi.string().min(1)).unique().default([]),
+    soft_delete_duration: duration('168h'),
+  }).default(),
+  shutdown: Joi.object({ drain_delay: duration('5s', { allowZero: true }) }).default(),
+  metrics: Joi.object({ per_agent_series_limit: Joi.number().integer().min(0).default(1000) }).default(),
+  ui: Joi.object({ poll_interval: duration('5s') }).default(),
+  debug: Joi.object({
+    pprof_enabled: Joi.boolean().default(false),
+    record_file: Joi.string().allow('').default(''),
+  }).default(),
+  opamp: Joi.object({
+    max_message_bytes: byteSize(16 * 1024 * 1024),
+    max_connections: Joi.number().integer().min(1).default(50_000),
+  }).default(),
+  database: Joi.object({
+    host: Joi.string().allow('').default(''),
+    port: Joi.number().integer().min(1).max(65535).default(5432),
+    user: Joi.string().allow('').default(''),
+    password: Joi.string().allow('').default(''),
+    dbname: Joi.string().allow('').default(''),
+    sslmode: Joi.string().valid('disable', 'require', 'verify-ca', 'verify-full').default('disable'),
+    pool_max: Joi.number().integer().min(2).default(10),
+  }).default(),
+})
+  .default()
+  .custom((value: Config, helpers) => {
+    for (const name of ['opamp_tls', 'ui_tls', 'telemetry_tls'] as const) {
+      const t = value[name];
+      if ((t.cert_file === '') !== (t.key_file === ''))
+        return helpers.message({ custom: `${name}.cert_file and ${name}.key_file must be set together` });
+      if (t.client_ca_file !== '' && t.cert_file === '')
+        return helpers.message({ custom: `${name}.client_ca_file requires ${name}.cert_file and ${name}.key_file` });
+    }
+    return value;
+  });
+
+export interface TlsFiles {
+  readonly cert_file: string;
+  readonly key_file: string;
+  readonly client_ca_file: string;
+}
+
+export type Role = 'viewer' | 'admin';
+
+export interface RoleMappingEntry {
+  readonly match: 'exact' | 'prefix';
+  readonly spiffe_id: string;
+  readonly role: Role;
+}
+
+/** The validated configuration. Durations are milliseconds, sizes bytes. */
+export interface Config {
+  readonly listeners: { readonly opamp: string; readonly ui: string; readonly telemetry: string };
+  readonly opamp_tls: TlsFiles;
+  readonly ui_tls: TlsFiles;
+  readonly telemetry_tls: TlsFiles;
+  readonly auth: { readonly role_mapping: readonly RoleMappingEntry[]; readonly default_role: Role | 'none' };
+  readonly log: { readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly format: 'text' | 'json' };
+  readonly fleet: {
+    readonly heartbeat_interval: number;
+    readonly stale_missed_heartbeats: number;
+    readonly required_attributes: readonly string[];
+    readonly soft_delete_duration: number;
+  };
+  readonly shutdown: { readonly drain_delay: number };
+  readonly metrics: { readonly per_agent_series_limit: number };
+  readonly ui: { readonly poll_interval: number };
+  readonly debug: { readonly pprof_enabled: boolean; readonly record_file: string };
+  readonly opamp: { readonly max_message_bytes: number; readonly max_connections: number };
+  readonly database: {
+    readonly host: string;
+    readonly port: number;
+    readonly user: string;
+    readonly password: string;
+    readonly dbname: string;
+    readonly sslmode: 'disable' | 'require' | 'verify-ca' | 'verify-full';
+    readonly pool_max: number;
+  };
+}

@@ -1,0 +1,35 @@
+// Structured logs to stderr through pino: `json` for machines, `text` (pino-pretty, synchronous, no
+// worker thread) for people. Secrets and effective configs are never logged: callers pass ids and
+// counts, and the redact list below catches the usual suspects.
+
+import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger };
+
+export interface LogOptions {
+  readonly level: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  readonly format: 'text' | 'json';
+  /** Defaults to stderr (fd 2). */
+  readonly destination?: NodeJS.WritableStream;
+}
+
+const redact = { paths: ['password', '*.password', 'database.password', 'headers.authorization', '*.body'], censor: '[redacted]' };
+
+export function createLogger(options: LogOptions): Logger {
+  const base = { level: options.level, redact, base: { service: 'opamp-fleet-server' } };
+  if (options.format === 'json') {
+    return pino(base, options.destination ?? pino.destination({ fd: 2, sync: true }));
+  }
+  const stream = pretty({
+    colorize: false,
+    sync: true,
+    translateTime: 'UTC:yyyy-mm-dd HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    destination: options.destination ?? 2,
+  });
+  return pino(base, stream);
+}
+
+/** A logger that writes nothing (unit specs). */
+export const silentLogger = (): Logger => pino({ level: 'silent' });

@@ -1,0 +1,158 @@
+// The one message handler both transports feed. For every AgentToServer it returns exactly one
+// ServerToAgent: decode → translate → publish (projections fold synchronously) → decide full state →
+// reply. Protocol noise (bad bytes, bad ids) is a value: an error reply, counted, nothing stored.
+// Contract: never called concurrently for one connection; calls arrive in message order.
+
+import type { EventBus } from '../../events/bus.ts';
+import type { InstanceUid } from '../../events/ids.ts';
+import { decideFullState } from '../../projections/registry/fullState.ts';
+import type { Registry } from '../../projections/registry/registryProjection.ts';
+import { decodeAgentToServer, encodeServerToAgent, toBigUint, type ServerToAgentFields, type WireAgentToServer } from './codec.ts';
+import type { OpampConnection } from './connection.ts';
+import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
+import { toInstanceUid } from './instanceUid.ts';
+import { toFleetEvents } from './toFleetEvents.ts';
+import { uuidv7Bytes } from './uuidv7.ts';
+
+/** AcceptsStatus | AcceptsEffectiveConfig | AcceptsPackagesStatus. */
+export const serverCapabilities = 0x1 | 0x4 | 0x10;
+const ReportFullState = 0x1;
+const RequestInstanceUid = 0x1n;
+const BadRequest = 1;
+
+export type HandleResult =
+  | { readonly ok: true; readonly reply: Uint8Array }
+  /** A bad request: on WebSocket the reply (a ServerErrorResponse) is sent; on HTTP it becomes a 400. */
+  | { readonly ok: false; readonly reply: Uint8Array; readonly error: string };
+
+/** Counts what the metrics collector reports for the protocol (messages and message errors). */
+export interface ProtocolObserver {
+  messageReceived(): void;
+  messageFailed(reason: string): void;
+}
+
+export interface HandlerDeps {
+  readonly bus: EventBus;
+  readonly registry: Registry;
+  readonly now: () => number;
+  readonly requiredAttributes: readonly string[];
+  readonly observer: ProtocolObserver;
+  /** Sees every inbound message's raw bytes before decoding (traffic recording). Must not throw. */
+  readonly onInbound?: ((connection: OpampConnection, payload: Uint8Array, at: number) => void) | undefined;
+}
+
+export interface OpampHandler {
+  handle(connection: OpampConnection, payload: Uint8Array): HandleResult;
+  /** A WebSocket closed: every agent still bound to it is disconnected at once. */
+  closed(connection: OpampConnection): void;
+}
+
+export function createOpampHandler(deps: HandlerDeps): OpampHandler {
+  const { bus, registry, now, observer } = deps;
+
+  function reject(connection: OpampConnection, uidBytes: Uint8Array, error: string): HandleResult {
+    observer.messageFailed(error);
+    const reply = encodeServerToAgent({
+      instanceUid: uidBytes,
+      errorResponse: { type: BadRequest, errorMessage: error },
+    });
+    return { ok: false, reply, error };
+  }
+
+  /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
+  function withCapabilities(connection: OpampConnection, fields: ServerToAgentFields): Uint8Array {
+    if (connection.transport === 'http' || !connection.replied) {
+      fields.capabilities = serverCapabilities;
+      fields.customCapabilities = { capabilities: [...gatewayCapabilities] };
+    }
+    connection.replied = true;
+    return encodeServerToAgent(fields);
+  }
+
+  function handleGatewayConnect(connection: OpampConnection, msg: WireAgentToServer, at: number): HandleResult {
+    const cm = msg.customMessage!;
+    const answer = answerGatewayConnect(cm.capability, cm.data);
+    const firstOnConnection = !connection.isGateway;
+    if (answer.accepted) connection.isGateway = true;
+    bus.publish({
+      type: 'GatewayConnectAnswered',
+      at,
+      data: { connectionId: connection.id, accepted: answer.accepted, firstOnConnection: firstOnConnection && answer.accepted },
+    });
+    const reply = withCapabilities(connection, {
+      instanceUid: new Uint8Array(),
+      customMessage: { capability: answer.capability, type: 'connectResult', data: answer.data },
+    });
+    return { ok: true, reply };
+  }
+
+  function assignInstanceUid(connection: OpampConnection, uidBytes: Uint8Array, at: number): HandleResult {
+    const reply = withCapabilities(connection, {
+      instanceUid: uidBytes,
+      agentIdentification: { newInstanceUid: uuidv7Bytes(at) },
+      flags: ReportFullState,
+    });
+    return { ok: true, reply };
+  }
+
+  function handle(connection: OpampConnection, payload: Uint8Array): HandleResult {
+    const at = now();
+    observer.messageReceived();
+    deps.onInbound?.(connection, payload, at);
+    let msg: WireAgentToServer;
+    try {
+      msg = decodeAgentToServer(payload);
+    } catch (error) {
+      return reject(connection, new Uint8Array(), `undecodable AgentToServer: ${(error as Error).message}`);
+    }
+    if (isGatewayConnect(msg)) return handleGatewayConnect(connection, msg, at);
+    const uidBytes = msg.instanceUid ?? new Uint8Array();
+    const uid = toInstanceUid(uidBytes);
+    if (uid === undefined)
+      return reject(connection, uidBytes, `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`);
+    if ((toBigUint(msg.flags) & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
+    return handleAgentMessage(connection, msg, uid, uidBytes, at);
+  }
+
+  function handleAgentMessage(
+    connection: OpampConnection,
+    msg: WireAgentToServer,
+    uid: InstanceUid,
+    uidBytes: Uint8Array,
+    at: number,
+  ): HandleResult {
+    const known = registry.get(uid);
+    const t = toFleetEvents(msg, known, {
+      uid,
+      at,
+      session: connection.session(),
+      requiredAttributes: deps.requiredAttributes,
+    });
+    for (const event of t.events) bus.publish(event);
+    if (connection.transport === 'ws') connection.agents.add(uid);
+    const fullState = t.disconnecting ? null : decideFullState(known, registry.get(uid), t);
+    if (fullState !== null) bus.publish({ type: 'AgentFullStateRequested', at, data: { uid, reason: fullState } });
+    if (t.disconnecting) {
+      bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'agent_disconnect' } });
+      connection.agents.delete(uid);
+    }
+    const fields: ServerToAgentFields = { instanceUid: uidBytes };
+    if (fullState !== null) fields.flags = ReportFullState;
+    return { ok: true, reply: withCapabilities(connection, fields) };
+  }
+
+  function closed(connection: OpampConnection): void {
+    const at = now();
+    for (const uid of connection.agents) {
+      const agent = registry.get(uid);
+      // Only agents still bound to this connection: one that moved to another socket stays connected.
+      if (agent?.connected && agent.session.connectionId === connection.id) {
+        bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } });
+      }
+    }
+    connection.agents.clear();
+    if (connection.isGateway) bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
+  }
+
+  return { handle, closed };
+}

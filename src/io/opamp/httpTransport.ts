@@ -1,0 +1,101 @@
+// Plain-HTTP transport: POST one AgentToServer with Content-Type exactly application/x-protobuf,
+// optionally gzip-encoded; the reply is one ServerToAgent, gzip-encoded when Accept-Encoding allows.
+// Bodies are limited after decompression (413, no retry hint): a gzip bomb is cut off at the limit.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync, gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { createConnection } from './connection.ts';
+import type { OpampHandler, ProtocolObserver } from './handler.ts';
+import { peerOf } from './peer.ts';
+
+const gunzipAsync = promisify(gunzip);
+export const protobufContentType = 'application/x-protobuf';
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    req.on('error', reject);
+  });
+}
+
+/** gzip when the client accepts it: "gzip" or "*" with q > 0 (as opamp-go decides). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [coding = '', ...params] = part.trim().split(';');
+    const name = coding.trim().toLowerCase();
+    if (name !== 'gzip' && name !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+export interface HttpTransport {
+  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+export function createHttpTransport(
+  handler: OpampHandler,
+  observer: ProtocolObserver,
+  options: { maxMessageBytes: number },
+): HttpTransport {
+  const limit = options.maxMessageBytes;
+
+  function fail(res: ServerResponse, status: number, message: string): void {
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+    res.end(`${message}\n`);
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: Buffer;
+    try {
+      const raw = await readBody(req, limit);
+      const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
+      body = encoding === 'gzip' ? await gunzipAsync(raw, { maxOutputLength: limit }) : raw;
+    } catch (error) {
+      const tooLarge = error instanceof BodyTooLarge || (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+      observer.messageFailed(tooLarge ? 'message too large' : 'unreadable body');
+      if (tooLarge) fail(res, 413, `message larger than ${limit} bytes`);
+      else fail(res, 400, 'request body could not be read or decompressed');
+      return;
+    }
+    const peer = peerOf(req);
+    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject);
+    const result = handler.handle(connection, body);
+    if (!result.ok) {
+      fail(res, 400, result.error);
+      return;
+    }
+    const headers: Record<string, string> = { 'Content-Type': protobufContentType };
+    let reply: Uint8Array = result.reply;
+    if (acceptsGzip(req.headers['accept-encoding'])) {
+      reply = gzipSync(reply);
+      headers['Content-Encoding'] = 'gzip';
+    }
+    headers['Content-Length'] = String(reply.length);
+    res.writeHead(200, headers);
+    res.end(reply);
+  }
+
+  return { serve };
+}

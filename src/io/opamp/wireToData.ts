@@ -1,0 +1,139 @@
+// Decoded protobuf → plain event data. Attribute values become plain text (strings as they are;
+// 42, true, 1.5; arrays and maps as JSON; bytes as base64), never protobuf debug text. Hashes become
+// lowercase hex. Nesting is cut at a fixed depth so hostile input cannot exhaust the stack.
+
+import type {
+  AgentDescription,
+  Attributes,
+  ComponentHealth,
+  EffectiveConfig,
+  PackageState,
+  PackageStatuses,
+} from '../../events/agentData.ts';
+import {
+  toBigInt,
+  toBigUint,
+  type WireAgentToServer,
+  type WireAnyValue,
+  type WireComponentHealth,
+  type WireKeyValue,
+} from './codec.ts';
+
+const maxDepth = 32;
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+function toJson(v: WireAnyValue | null | undefined, depth: number): Json {
+  if (v === null || v === undefined || depth > maxDepth) return null;
+  switch (v.value) {
+    case 'stringValue':
+      return v.stringValue ?? '';
+    case 'boolValue':
+      return v.boolValue ?? false;
+    case 'intValue': {
+      const n = toBigInt(v.intValue);
+      return Number.isSafeInteger(Number(n)) ? Number(n) : n.toString();
+    }
+    case 'doubleValue':
+      return Number.isFinite(v.doubleValue) ? (v.doubleValue ?? 0) : String(v.doubleValue);
+    case 'arrayValue':
+      return (v.arrayValue?.values ?? []).map((x) => toJson(x, depth + 1));
+    case 'kvlistValue': {
+      const out: Record<string, Json> = {};
+      for (const kv of v.kvlistValue?.values ?? []) out[kv.key] = toJson(kv.value, depth + 1);
+      return out;
+    }
+    case 'bytesValue':
+      return Buffer.from(v.bytesValue ?? []).toString('base64');
+    default:
+      return null;
+  }
+}
+
+/** Plain-text rendering of an AnyValue. A null AnyValue renders as the empty string. */
+export function anyValueText(v: WireAnyValue | null | undefined): string {
+  if (v === null || v === undefined) return '';
+  switch (v.value) {
+    case 'stringValue':
+      return v.stringValue ?? '';
+    case 'boolValue':
+      return v.boolValue ? 'true' : 'false';
+    case 'intValue':
+      return toBigInt(v.intValue).toString();
+    case 'doubleValue':
+      return String(v.doubleValue ?? 0);
+    case 'bytesValue':
+      return Buffer.from(v.bytesValue ?? []).toString('base64');
+    case 'arrayValue':
+    case 'kvlistValue':
+      return JSON.stringify(toJson(v, 0));
+    default:
+      return '';
+  }
+}
+
+export function toAttributes(list: readonly WireKeyValue[] | null | undefined): Attributes {
+  const out: Record<string, string> = {};
+  for (const kv of list ?? []) out[kv.key] = anyValueText(kv.value);
+  return out;
+}
+
+export function toDescription(d: NonNullable<WireAgentToServer['agentDescription']>): AgentDescription {
+  return { identifying: toAttributes(d.identifyingAttributes), nonIdentifying: toAttributes(d.nonIdentifyingAttributes) };
+}
+
+export function toHealth(h: WireComponentHealth, depth = 0): ComponentHealth {
+  const components: Record<string, ComponentHealth> = {};
+  if (depth < maxDepth) {
+    for (const [name, child] of Object.entries(h.componentHealthMap ?? {})) components[name] = toHealth(child, depth + 1);
+  }
+  return {
+    healthy: h.healthy === true,
+    startTimeNanos: toBigUint(h.startTimeUnixNano),
+    lastError: h.lastError ?? '',
+    status: h.status ?? '',
+    statusTimeNanos: toBigUint(h.statusTimeUnixNano),
+    components,
+  };
+}
+
+export function toEffectiveConfig(e: NonNullable<WireAgentToServer['effectiveConfig']>): EffectiveConfig {
+  const out: Record<string, { body: string; contentType: string }> = {};
+  for (const [name, file] of Object.entries(e.configMap?.configMap ?? {})) {
+    out[name] = { body: utf8.decode(file.body ?? new Uint8Array()), contentType: file.contentType ?? '' };
+  }
+  return out;
+}
+
+const packageStates: readonly PackageState[] = [
+  'installed',
+  'install_pending',
+  'installing',
+  'install_failed',
+  'downloading',
+];
+
+const hexOf = (bytes: Uint8Array | null | undefined): string => Buffer.from(bytes ?? []).toString('hex');
+
+export function toPackageStatuses(p: NonNullable<WireAgentToServer['packageStatuses']>): PackageStatuses {
+  const packages: Record<string, PackageStatuses['packages'][string]> = {};
+  for (const [name, s] of Object.entries(p.packages ?? {})) {
+    packages[name] = {
+      name: s.name || name,
+      agentHasVersion: s.agentHasVersion ?? '',
+      agentHasHash: hexOf(s.agentHasHash),
+      serverOfferedVersion: s.serverOfferedVersion ?? '',
+      serverOfferedHash: hexOf(s.serverOfferedHash),
+      status: packageStates[s.status] ?? 'installed',
+      errorMessage: s.errorMessage ?? '',
+      downloadPercent: s.downloadDetails ? s.downloadDetails.downloadPercent : null,
+      downloadBytesPerSecond: s.downloadDetails ? s.downloadDetails.downloadBytesPerSecond : null,
+    };
+  }
+  return {
+    packages,
+    serverProvidedAllPackagesHash: hexOf(p.serverProvidedAllPackagesHash),
+    errorMessage: p.errorMessage ?? '',
+  };
+}

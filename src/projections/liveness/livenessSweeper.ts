@@ -1,0 +1,32 @@
+// The liveness sweep's adapter: on a scheduler tick, run the pure sweep over the registry and publish
+// what it found. The scheduler is injected, so specs drive it in virtual time.
+
+import { interval, type SchedulerLike, type Subscription } from 'rxjs';
+import type { EventBus } from '../../events/bus.ts';
+import type { ProjectionErrorHandler, Registry } from '../registry/registryProjection.ts';
+import { sweep, sweepIntervalMs, type LivenessThresholds } from './sweep.ts';
+
+export interface LivenessSweeper {
+  /** Runs one sweep now (also what each tick does). */
+  sweepNow(): void;
+  stop(): void;
+}
+
+export function createLivenessSweeper(deps: {
+  bus: EventBus;
+  registry: Registry;
+  thresholds: LivenessThresholds;
+  scheduler: SchedulerLike;
+  onError: ProjectionErrorHandler;
+}): LivenessSweeper {
+  const { bus, registry, thresholds, scheduler } = deps;
+  function sweepNow(): void {
+    try {
+      for (const event of sweep(registry.values(), scheduler.now(), thresholds)) bus.publish(event);
+    } catch (error) {
+      deps.onError('liveness', error);
+    }
+  }
+  const subscription: Subscription = interval(sweepIntervalMs(thresholds), scheduler).subscribe(sweepNow);
+  return { sweepNow, stop: () => subscription.unsubscribe() };
+}

@@ -1,0 +1,51 @@
+// The registry's record of one agent: every field of SPEC "Agent" plus the session fields.
+// Kept compact on purpose (no protobuf objects, no raw frames): 100,000 of these live in one process.
+
+import type {
+  AgentDescription,
+  ComponentHealth,
+  EffectiveConfig,
+  PackageStatuses,
+  Session,
+} from '../../events/agentData.ts';
+import type { InstanceUid } from '../../events/ids.ts';
+
+export interface AgentState {
+  readonly uid: InstanceUid;
+  /** Unix ms of the first message of this registration (a re-registration after eviction starts anew). */
+  readonly firstSeen: number;
+  /** Unix ms of the last actual OpAMP message. Never moved by disconnects or the sweep (rule 14). */
+  readonly lastSeen: number;
+  readonly sequenceNum: bigint;
+  readonly capabilities: bigint;
+  /** null until the agent sends a description: description_reported is `description !== null`. */
+  readonly description: AgentDescription | null;
+  /** null until health is reported: health_reported is `health !== null`. */
+  readonly health: ComponentHealth | null;
+  readonly effectiveConfig: EffectiveConfig | null;
+  readonly packages: PackageStatuses | null;
+  readonly missingAttributes: readonly string[];
+  readonly reservedAttributeConflicts: readonly string[];
+  readonly complianceUpdatedAt: number | null;
+  readonly connected: boolean;
+  /** The session of the agent's last message (kept after disconnect for display). */
+  readonly session: Session;
+  /** Unix ms of the last connect/disconnect transition. */
+  readonly connectionChangedAt: number;
+}
+
+export const noStrings: readonly string[] = Object.freeze([]);
+
+export const isDescriptionReported = (agent: AgentState): boolean => agent.description !== null;
+export const isHealthReported = (agent: AgentState): boolean => agent.health !== null;
+
+/** Attribute lookup as the filters see it: identifying attributes first, then non-identifying. */
+export function attributeOf(agent: AgentState, key: string): string | undefined {
+  const d = agent.description;
+  if (d === null) return undefined;
+  return Object.hasOwn(d.identifying, key)
+    ? d.identifying[key]
+    : Object.hasOwn(d.nonIdentifying, key)
+      ? d.nonIdentifying[key]
+      : undefined;
+}
