@@ -39,6 +39,8 @@ export interface HandlerDeps {
   readonly observer: ProtocolObserver;
   /** Sees every inbound message's raw bytes before decoding (traffic recording). Must not throw. */
   readonly onInbound?: ((connection: OpampConnection, payload: Uint8Array, at: number) => void) | undefined;
+  /** Sees every closed WebSocket, with the time its agents are disconnected at (recording). Must not throw. */
+  readonly onClosed?: ((connection: OpampConnection, at: number) => void) | undefined;
 }
 
 export interface OpampHandler {
@@ -143,6 +145,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function closed(connection: OpampConnection): void {
     const at = now();
+    deps.onClosed?.(connection, at);
     for (const uid of connection.agents) {
       const agent = registry.get(uid);
       // Only agents still bound to this connection: one that moved to another socket stays connected.
