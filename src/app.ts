@@ -9,6 +9,8 @@ import { baseUrl, closeServer, createPlainServer, listen } from './io/listen.ts'
 import type { Logger } from './io/logger.ts';
 import { createOpampHandler, type ProtocolObserver } from './io/opamp/handler.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
+import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
+import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
 import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
 import {
   createComplianceCounters,
@@ -65,6 +67,9 @@ export function createApp(config: Config, deps: AppDeps): App {
     now: () => scheduler.now(),
     requiredAttributes: config.fleet.required_attributes,
     observer,
+    // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
+    onInbound: (connection, payload, at) => recorder?.message(connection, payload, at),
+    onClosed: (connection, at) => recorder?.connectionClosed(connection, at),
   });
   const opamp = createOpampServer(handler, observer, {
     maxMessageBytes: config.opamp.max_message_bytes,
@@ -79,8 +84,13 @@ export function createApp(config: Config, deps: AppDeps): App {
   const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};
   const urls = { opamp: '', ui: '', telemetry: '' };
   let sweeper: ReturnType<typeof createLivenessSweeper> | undefined;
+  let recorder: Recorder | undefined;
 
   async function start(): Promise<void> {
+    if (config.debug.record_file !== '') {
+      const header = recordingHeaderOf(config, scheduler.now());
+      recorder = await createRecorder({ file: config.debug.record_file, header, logger });
+    }
     const opampServer = createPlainServer(opamp.onRequest);
     opampServer.on('upgrade', opamp.onUpgrade);
     servers.opamp = await listen(opampServer, config.listeners.opamp);
@@ -102,6 +112,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     opamp.ws.closeAll(1001, 'server shutting down');
     sweeper?.stop();
     await Promise.all(Object.values(servers).map((s) => closeServer(s)));
+    await recorder?.close();
     bus.close();
     registry.stop();
     compliance.stop();
