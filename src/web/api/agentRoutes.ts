@@ -1,0 +1,44 @@
+// GET /api/agents (filtered, paginated summaries) and GET /api/agents/{id} (detail).
+
+import { parseInstanceUid } from '../../events/ids.ts';
+import { parseFleetQuery } from '../query/fleetQuery.ts';
+import { parsePage } from '../query/page.ts';
+import { agentDetail, agentSummary } from '../views/agentView.ts';
+import { observed, type ApiDeps, type ApiRouter } from './apiRouter.ts';
+import { sendJson } from './jsonResponse.ts';
+
+export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
+  router.get('/api/agents', observed('/api/agents', deps), async (ctx) => {
+    const params = new URLSearchParams(ctx.querystring);
+    const page = parsePage(params);
+    if (!page.ok) return ctx.throw(400, page.error);
+    const query = parseFleetQuery(params);
+    if (!query.ok) return ctx.throw(400, query.error);
+    const result = await deps.reader.listPage(query.filter, page.page, 'api');
+    sendJson(ctx, 200, {
+      agents: result.agents.map(agentSummary),
+      total: result.total,
+      limit: page.page.limit,
+      offset: page.page.offset,
+      partial: result.partial,
+    });
+  });
+
+  router.get('/api/agents/', (ctx) => ctx.throw(400, 'missing agent id'));
+
+  router.get('/api/agents/:id', observed('/api/agents/{id}', deps), async (ctx) => {
+    const id = ctx.params.id ?? '';
+    const uid = parseInstanceUid(id);
+    if (uid === undefined) return ctx.throw(404, `agent ${JSON.stringify(id)} not found`);
+    let agent;
+    try {
+      agent = await deps.reader.getAgent(uid);
+    } catch (error) {
+      // SPEC "Errors": a store error on a registry miss is a 500 on the API.
+      deps.logger.error({ err: error, uid }, 'agent store read failed');
+      return ctx.throw(500, 'agent store unavailable');
+    }
+    if (agent === undefined) return ctx.throw(404, `agent ${JSON.stringify(id)} not found`);
+    sendJson(ctx, 200, agentDetail(agent));
+  });
+}

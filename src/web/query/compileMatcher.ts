@@ -1,0 +1,56 @@
+// Compiles a parsed matcher into a predicate over agents. Regexes use RE2 syntax through re2js, a
+// linear-time RE2 port, so no user input ever reaches JavaScript's backtracking RegExp; they match the
+// full value (testExact), as SPEC "GET /api/agents" requires.
+
+import { RE2JS } from 're2js';
+import { attributeOf, type AgentState } from '../../projections/registry/agentState.ts';
+import { formatMatcher, type Matcher, type Parsed } from './matcher.ts';
+
+export type AgentPredicate = (agent: AgentState) => boolean;
+
+/** Issue 7: a regex value longer than this (UTF-8 bytes) is refused before compiling. */
+export const maxRegexBytes = 1024;
+
+function compileRegex(m: Matcher): Parsed<RE2JS> {
+  if (Buffer.byteLength(m.value, 'utf8') > maxRegexBytes) {
+    return { ok: false, error: `regex of matcher on ${JSON.stringify(m.key)} is longer than ${maxRegexBytes} bytes` };
+  }
+  try {
+    return { ok: true, value: RE2JS.compile(m.value) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: `invalid regex in matcher ${formatMatcher(m)}: ${reason}` };
+  }
+}
+
+/**
+ * `=` and `=~` need the key to be present; `!=` and `!~` also match agents that lack it (issue 4).
+ * Attribute lookup: identifying attributes first, then non-identifying (attributeOf).
+ */
+export function compileMatcher(m: Matcher): Parsed<AgentPredicate> {
+  const { key, value } = m;
+  switch (m.op) {
+    case '=':
+      return { ok: true, value: (a) => attributeOf(a, key) === value };
+    case '!=':
+      return { ok: true, value: (a) => attributeOf(a, key) !== value };
+    case '=~':
+    case '!~': {
+      const re = compileRegex(m);
+      if (!re.ok) return re;
+      const regex = re.value;
+      const positive = m.op === '=~';
+      return {
+        ok: true,
+        value: (a) => {
+          const v = attributeOf(a, key);
+          return v === undefined ? !positive : regex.testExact(v) === positive;
+        },
+      };
+    }
+    default: {
+      const _exhaustive: never = m.op;
+      return { ok: false, error: `unknown operator in ${formatMatcher(m)}` };
+    }
+  }
+}

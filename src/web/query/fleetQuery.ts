@@ -1,0 +1,118 @@
+// The fleet filter language shared by GET /api/agents and the web UI (SPEC UI rule 3): parses the
+// query string once into a compiled FleetFilter, so a list request is one linear pass calling
+// `matches(agent)`. All terms combine with AND.
+
+import type { AgentState } from '../../projections/registry/agentState.ts';
+import { compileMatcher, type AgentPredicate } from './compileMatcher.ts';
+import { isRegexOp, parseMatcher, type Matcher } from './matcher.ts';
+
+export type BooleanFilterKey = 'healthy' | 'connected' | 'via_gateway';
+export const booleanFilterKeys: readonly BooleanFilterKey[] = ['healthy', 'connected', 'via_gateway'];
+
+/** Query keys that are never bare attribute filters: pagination, UI sorting and the filter syntax itself. */
+export const reservedQueryKeys: readonly string[] = [
+  'limit',
+  'offset',
+  'sort',
+  'order',
+  'match',
+  'attr_key',
+  'attr_value',
+  ...booleanFilterKeys,
+];
+
+/** Issue 7: at most this many attribute matchers (match + bare keys + attr_key pairs) per request. */
+export const maxMatchers = 32;
+
+export type FilterTerm =
+  | { readonly kind: 'boolean'; readonly key: BooleanFilterKey; readonly value: boolean }
+  | { readonly kind: 'matcher'; readonly source: 'match' | 'bare' | 'legacy'; readonly matcher: Matcher };
+
+export interface FleetFilter {
+  /** No terms: every agent matches (the read path then pages the ordered index directly). */
+  readonly empty: boolean;
+  readonly terms: readonly FilterTerm[];
+  matches(agent: AgentState): boolean;
+}
+
+export interface ParseOptions {
+  /** More keys to leave alone (for example UI-only parameters). */
+  readonly ignoreKeys?: readonly string[];
+  /** Skip parameters with an empty value (HTML forms submit empty fields). The API is strict. */
+  readonly ignoreEmpty?: boolean;
+}
+
+export type ParsedQuery = { readonly ok: true; readonly filter: FleetFilter } | { readonly ok: false; readonly error: string };
+
+const booleanPredicates: Record<BooleanFilterKey, (value: boolean) => AgentPredicate> = {
+  // healthy=false matches agents that reported unhealthy, not those whose health is unknown.
+  healthy: (v) => (a) => a.health !== null && a.health.healthy === v,
+  connected: (v) => (a) => a.connected === v,
+  via_gateway: (v) => (a) => a.session.viaGateway === v,
+};
+
+function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTerm[] | string {
+  const values = (key: string) => params.getAll(key).filter((v) => !options.ignoreEmpty || v !== '');
+  const terms: FilterTerm[] = [];
+  for (const key of booleanFilterKeys) {
+    const given = values(key);
+    if (given.length > 1) return `${key} may be given only once`;
+    const [v] = given;
+    if (v === undefined) continue;
+    if (v !== 'true' && v !== 'false') return `${key} must be true or false, got ${JSON.stringify(v)}`;
+    terms.push({ kind: 'boolean', key, value: v === 'true' });
+  }
+  const keys = values('attr_key');
+  const attrValues = values('attr_value');
+  if (keys.length !== attrValues.length) return 'attr_key and attr_value must be given together';
+  const matcherTexts = values('match');
+  const ignored = new Set([...reservedQueryKeys, ...(options.ignoreKeys ?? [])]);
+  const bare = [...new Set(params.keys())].filter((k) => !ignored.has(k));
+  const count = matcherTexts.length + keys.length + bare.reduce((n, k) => n + values(k).length, 0);
+  if (count > maxMatchers) return `too many matchers: ${count} given, at most ${maxMatchers} per request`;
+
+  for (const text of matcherTexts) {
+    const parsed = parseMatcher(text);
+    if (!parsed.ok) return parsed.error;
+    terms.push({ kind: 'matcher', source: 'match', matcher: parsed.value });
+  }
+  for (const key of bare) {
+    for (const value of values(key)) terms.push({ kind: 'matcher', source: 'bare', matcher: { key, op: '=', value } });
+  }
+  for (const [i, key] of keys.entries()) {
+    if (key === '') return 'attr_key must not be empty';
+    terms.push({ kind: 'matcher', source: 'legacy', matcher: { key, op: '=', value: attrValues[i] ?? '' } });
+  }
+  return terms;
+}
+
+/** Cheapest first: booleans, then exact matches, then regexes. */
+const cost = (t: FilterTerm): number => (t.kind === 'boolean' ? 0 : isRegexOp(t.matcher.op) ? 2 : 1);
+
+export function compileFilter(terms: readonly FilterTerm[]): ParsedQuery {
+  const predicates: AgentPredicate[] = [];
+  for (const term of [...terms].sort((a, b) => cost(a) - cost(b))) {
+    if (term.kind === 'boolean') {
+      predicates.push(booleanPredicates[term.key](term.value));
+      continue;
+    }
+    const compiled = compileMatcher(term.matcher);
+    if (!compiled.ok) return compiled;
+    predicates.push(compiled.value);
+  }
+  const matches = (agent: AgentState): boolean => {
+    for (const p of predicates) if (!p(agent)) return false;
+    return true;
+  };
+  return { ok: true, filter: Object.freeze({ empty: predicates.length === 0, terms, matches }) };
+}
+
+/** Parses and compiles the filter part of a fleet query string; errors are messages for a 400. */
+export function parseFleetQuery(params: URLSearchParams, options: ParseOptions = {}): ParsedQuery {
+  const terms = collectTerms(params, options);
+  if (typeof terms === 'string') return { ok: false, error: terms };
+  return compileFilter(terms);
+}
+
+/** The filter that matches every agent. */
+export const matchAll: FleetFilter = Object.freeze({ empty: true, terms: [], matches: () => true });

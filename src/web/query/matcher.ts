@@ -1,0 +1,56 @@
+// The matcher grammar of the fleet filter language: `<key><op><value>` with `=`, `!=`, `=~`, `!~`.
+// Pure text parsing; compiling a matcher into a predicate lives in compileMatcher.ts.
+//
+// Grammar (SPEC "GET /api/agents", issue 4):
+// - the operator is the first `=`, `!=`, `=~` or `!~` in the text, so keys cannot contain `=` and
+//   cannot contain `!` directly before `=` or `~`; values may contain anything;
+// - spaces around the operator (and at both ends) are ignored;
+// - a value whose first and last characters are the same quote (`"` or `'`) is quoted: the two quotes
+//   are removed and nothing inside is unescaped. Quotes keep leading/trailing spaces and allow an
+//   empty value; because the closing quote must be the last character, inner quotes need no escape.
+
+export type MatchOp = '=' | '!=' | '=~' | '!~';
+
+export interface Matcher {
+  readonly key: string;
+  readonly op: MatchOp;
+  readonly value: string;
+}
+
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+export const isRegexOp = (op: MatchOp): boolean => op === '=~' || op === '!~';
+
+function findOperator(text: string): { index: number; op: MatchOp } | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (c === '=') return { index: i, op: next === '~' ? '=~' : '=' };
+    if (c === '!' && (next === '=' || next === '~')) return { index: i, op: next === '=' ? '!=' : '!~' };
+  }
+  return undefined;
+}
+
+function unquote(raw: string): string {
+  const first = raw[0];
+  if (raw.length >= 2 && (first === '"' || first === "'") && raw.endsWith(first)) return raw.slice(1, -1);
+  return raw;
+}
+
+export function parseMatcher(text: string): Parsed<Matcher> {
+  const found = findOperator(text);
+  if (found === undefined) {
+    return { ok: false, error: `matcher ${JSON.stringify(text)} has no operator (use =, !=, =~ or !~)` };
+  }
+  const key = text.slice(0, found.index).trim();
+  if (key === '') return { ok: false, error: `matcher ${JSON.stringify(text)} has no attribute key before ${found.op}` };
+  const rawValue = text.slice(found.index + found.op.length).trim();
+  const first = rawValue[0];
+  if ((first === '"' || first === "'") && (rawValue.length < 2 || !rawValue.endsWith(first))) {
+    return { ok: false, error: `matcher ${JSON.stringify(text)} has an unterminated ${first} quote` };
+  }
+  return { ok: true, value: { key, op: found.op, value: unquote(rawValue) } };
+}
+
+/** The matcher as text again (canonical form, value always double-quoted); for messages and UIs. */
+export const formatMatcher = (m: Matcher): string => `${m.key}${m.op}"${m.value}"`;
