@@ -4,10 +4,13 @@
 import type { Server } from 'node:http';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { createEventBus, type EventBus } from './events/bus.ts';
+import { readBuildInfo, type BuildInfo } from './io/buildInfo.ts';
+import { readBuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
 import { baseUrl, closeServer, createPlainServer, listen } from './io/listen.ts';
+import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
-import { createOpampHandler, type ProtocolObserver } from './io/opamp/handler.ts';
+import { createOpampHandler } from './io/opamp/handler.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
@@ -19,13 +22,17 @@ import {
 import { createLivenessSweeper } from './projections/liveness/livenessSweeper.ts';
 import { livenessThresholds, type LivenessThresholds } from './projections/liveness/sweep.ts';
 import { createRegistryProjection, type Registry } from './projections/registry/registryProjection.ts';
+import { createObservability, type Metrics } from './web/telemetry/observability.ts';
 import { createTelemetryApp } from './web/telemetryApp.ts';
+import { createFleetReader } from './web/read/fleetReader.ts';
 import { createUiApp } from './web/uiApp.ts';
 
 export interface AppDeps {
   readonly logger: Logger;
   /** Time and timers; virtual in specs. Defaults to RxJS's asyncScheduler (wall clock). */
   readonly scheduler?: SchedulerLike;
+  /** Build identity (svc_build_info, /api/status); main.ts reads it with the environment. */
+  readonly build?: BuildInfo;
 }
 
 export interface App {
@@ -35,6 +42,8 @@ export interface App {
   readonly compliance: ComplianceCountersProjection;
   readonly changes: ChangeTracker;
   readonly thresholds: LivenessThresholds;
+  /** The server and fleet Prometheus registries and the API request observer (docs/observability.md). */
+  readonly metrics: Metrics;
   /** Base URLs of the bound listeners, known after start(). */
   readonly urls: { opamp: string; ui: string; telemetry: string };
   start(): Promise<void>;
@@ -53,14 +62,10 @@ export function createApp(config: Config, deps: AppDeps): App {
   const changes = createChangeTracker(bus.events$);
   const thresholds = livenessThresholds(config.fleet.heartbeat_interval, config.fleet.stale_missed_heartbeats);
 
-  const counts = { messages: 0, errors: 0 };
-  const observer: ProtocolObserver = {
-    messageReceived: () => void counts.messages++,
-    messageFailed: (reason) => {
-      counts.errors++;
-      logger.debug({ reason }, 'opamp message rejected');
-    },
-  };
+  const build = deps.build ?? readBuildInfo({});
+  const observability = createObservability({ config, build, events$: bus.events$, registry, compliance, logger, onError });
+  const observer = observability.protocolObserver;
+  const eventLog = createEventLog(bus.events$, logger);
   const handler = createOpampHandler({
     bus,
     registry,
@@ -78,7 +83,10 @@ export function createApp(config: Config, deps: AppDeps): App {
 
   let ready = false;
   let draining = false;
-  const ui = createUiApp({ registry, logger });
+  const startedAt = scheduler.now();
+  const build = readBuildInfo(process.env);
+  const reader = createFleetReader({ registry, logger });
+  const ui = createUiApp({ registry, logger, reader, api: { build, now: () => scheduler.now(), startedAt } });
   const telemetry = createTelemetryApp({ isReady: () => ready, isDraining: () => draining });
 
   const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};

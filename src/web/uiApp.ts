@@ -4,15 +4,23 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '../io/logger.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
+import { createApiMiddleware, type ApiDeps } from './api/apiRouter.ts';
+import type { FleetReader } from './read/fleetReader.ts';
 
 export interface UiDeps {
   readonly registry: Registry;
   readonly logger: Logger;
+  /** The fleet read path shared by the API and the pages (registry + optional store). */
+  readonly reader: FleetReader;
+  /** What the JSON API needs beyond the shared deps above. */
+  readonly api: Omit<ApiDeps, 'reader' | 'registry' | 'logger'>;
 }
 
-export function createUiApp(_deps: UiDeps): Koa {
+export function createUiApp(deps: UiDeps): Koa {
   const app = new Koa();
   const router = new Router();
+  // First: /api/* never reaches the UI routes (SPEC UI rule 6).
+  app.use(createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
