@@ -4,7 +4,6 @@
 import type { Server } from 'node:http';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { createEventBus, type EventBus } from './events/bus.ts';
-import { readBuildInfo, type BuildInfo } from './io/buildInfo.ts';
 import { readBuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
 import { baseUrl, closeServer, createPlainServer, listen } from './io/listen.ts';
@@ -31,8 +30,6 @@ export interface AppDeps {
   readonly logger: Logger;
   /** Time and timers; virtual in specs. Defaults to RxJS's asyncScheduler (wall clock). */
   readonly scheduler?: SchedulerLike;
-  /** Build identity (svc_build_info, /api/status); main.ts reads it with the environment. */
-  readonly build?: BuildInfo;
 }
 
 export interface App {
@@ -62,7 +59,7 @@ export function createApp(config: Config, deps: AppDeps): App {
   const changes = createChangeTracker(bus.events$);
   const thresholds = livenessThresholds(config.fleet.heartbeat_interval, config.fleet.stale_missed_heartbeats);
 
-  const build = deps.build ?? readBuildInfo({});
+  const build = readBuildInfo(process.env);
   const observability = createObservability({ config, build, events$: bus.events$, registry, compliance, logger, onError });
   const observer = observability.protocolObserver;
   const eventLog = createEventLog(bus.events$, logger);
@@ -84,10 +81,18 @@ export function createApp(config: Config, deps: AppDeps): App {
   let ready = false;
   let draining = false;
   const startedAt = scheduler.now();
-  const build = readBuildInfo(process.env);
   const reader = createFleetReader({ registry, logger });
-  const ui = createUiApp({ registry, logger, reader, api: { build, now: () => scheduler.now(), startedAt } });
-  const telemetry = createTelemetryApp({ isReady: () => ready, isDraining: () => draining });
+  const ui = createUiApp({
+    registry,
+    logger,
+    reader,
+    api: { build, now: () => scheduler.now(), startedAt, observeRequest: observability.metrics.observeRequest },
+  });
+  const telemetry = createTelemetryApp({
+    isReady: () => ready,
+    isDraining: () => draining,
+    mount: observability.mount,
+  });
 
   const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};
   const urls = { opamp: '', ui: '', telemetry: '' };
@@ -101,6 +106,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     }
     const opampServer = createPlainServer(opamp.onRequest);
     opampServer.on('upgrade', opamp.onUpgrade);
+    await observability.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
     servers.ui = await listen(createPlainServer(ui.callback()), config.listeners.ui);
     servers.telemetry = await listen(createPlainServer(telemetry.callback()), config.listeners.telemetry);
@@ -119,14 +125,27 @@ export function createApp(config: Config, deps: AppDeps): App {
     await new Promise((resolve) => setTimeout(resolve, config.shutdown.drain_delay));
     opamp.ws.closeAll(1001, 'server shutting down');
     sweeper?.stop();
+    await observability.stop();
     await Promise.all(Object.values(servers).map((s) => closeServer(s)));
     await recorder?.close();
     bus.close();
     registry.stop();
     compliance.stop();
     changes.stop();
+    eventLog.stop();
     logger.info('stopped');
   }
 
-  return { config, bus, registry, compliance, changes, thresholds, urls, start, stop };
+  return {
+    config,
+    bus,
+    registry,
+    compliance,
+    changes,
+    thresholds,
+    metrics: observability.metrics,
+    urls,
+    start,
+    stop,
+  };
 }

@@ -1,0 +1,70 @@
+// Logs what happens to the fleet, from the bus: connection lifecycle at debug, evictions at info,
+// compliance problems and rejected gateway connects at warn. Only ids, reasons and attribute keys are
+// logged: never attribute values, effective configs or anything secret.
+
+import type { Observable, Subscription } from 'rxjs';
+import type { FleetEvent } from '../events/fleetEvent.ts';
+import type { Logger } from './logger.ts';
+
+export interface EventLog {
+  stop(): void;
+}
+
+export function logEvent(logger: Logger, event: FleetEvent): void {
+  switch (event.type) {
+    case 'AgentConnected': {
+      const { uid, session } = event.data;
+      logger.debug({ uid, transport: session.transport, viaGateway: session.viaGateway }, 'agent connected');
+      return;
+    }
+    case 'AgentDisconnected':
+      logger.debug({ uid: event.data.uid, reason: event.data.reason }, 'agent disconnected');
+      return;
+    case 'AgentEvicted':
+      logger.info(
+        { uid: event.data.uid, lastSeen: new Date(event.data.lastSeen).toISOString() },
+        'agent evicted',
+      );
+      return;
+    case 'AgentComplianceChanged': {
+      const { uid, missing, conflicts } = event.data;
+      if (missing.length > 0 || conflicts.length > 0)
+        logger.warn({ uid, missing, conflicts }, 'agent attributes not compliant');
+      else logger.info({ uid }, 'agent attributes compliant');
+      return;
+    }
+    case 'AgentFullStateRequested':
+      logger.debug({ uid: event.data.uid, reason: event.data.reason }, 'full state requested');
+      return;
+    case 'GatewayConnectAnswered':
+      if (event.data.accepted)
+        logger.debug({ connectionId: event.data.connectionId }, 'gateway connect accepted');
+      else logger.warn({ connectionId: event.data.connectionId }, 'gateway connect rejected');
+      return;
+    case 'GatewayConnectionClosed':
+      logger.debug({ connectionId: event.data.connectionId }, 'gateway connection closed');
+      return;
+    case 'AgentCheckedIn':
+    case 'AgentStatusReported':
+    case 'AgentHealthReported':
+    case 'AgentEffectiveConfigReported':
+    case 'AgentPackageStatusesReported':
+      return;
+    default: {
+      const _exhaustive: never = event;
+      return;
+    }
+  }
+}
+
+/** Subscribes the log to the bus. A logging failure is reported once per event and never ends the stream. */
+export function createEventLog(events$: Observable<FleetEvent>, logger: Logger): EventLog {
+  const subscription: Subscription = events$.subscribe((event) => {
+    try {
+      logEvent(logger, event);
+    } catch (error) {
+      logger.error({ err: error, event: event.type }, 'event log failed');
+    }
+  });
+  return { stop: () => subscription.unsubscribe() };
+}

@@ -1,0 +1,126 @@
+// The fleet counters projection (SPEC "Events" and "Metrics", fleet registry): what the counters of
+// /metrics/fleet count, folded from the bus. Plain data plus a pure fold; the prom-client edge reads
+// `current()` at scrape time, so no metric library lives in the core.
+
+import type { Observable, Subscription } from 'rxjs';
+import type { FleetEvent, ReportType } from '../../events/fleetEvent.ts';
+import { reportTypeOf } from '../../events/fleetEvent.ts';
+import type { ProjectionErrorHandler } from '../registry/registryProjection.ts';
+
+export interface FleetCounters {
+  /** svc_agent_connects_total: AgentConnected. */
+  readonly connects: number;
+  /** svc_agent_disconnects_total: AgentDisconnected, whatever the reason. */
+  readonly disconnects: number;
+  /** svc_agents_evicted_total: AgentEvicted (unless eviction is counted at soft delete). */
+  readonly evicted: number;
+  /** svc_agent_reports_total{type}. */
+  readonly reports: Readonly<Record<ReportType, number>>;
+  /** svc_gateway_connects_total{result}. */
+  readonly gatewayConnects: { readonly accepted: number; readonly rejected: number };
+  /** svc_gateway_connections: open connections whose gateway connect was accepted. */
+  readonly gatewayConnections: number;
+}
+
+export const reportTypes: readonly ReportType[] = [
+  'status',
+  'health',
+  'effective_config',
+  'package_statuses',
+];
+
+export const initialFleetCounters: FleetCounters = Object.freeze({
+  connects: 0,
+  disconnects: 0,
+  evicted: 0,
+  reports: Object.freeze({ status: 0, health: 0, effective_config: 0, package_statuses: 0 }),
+  gatewayConnects: Object.freeze({ accepted: 0, rejected: 0 }),
+  gatewayConnections: 0,
+});
+
+export interface FleetCountersOptions {
+  /**
+   * False when persistence counts evictions itself at soft-delete time (SPEC: "fires at soft-delete
+   * time when persistence is on"); AgentEvicted is then not counted here.
+   */
+  readonly countEvictions: boolean;
+}
+
+/** Pure fold. Returns the same reference for events that count nothing (check-ins, full-state requests). */
+export function evolveFleetCounters(
+  state: FleetCounters,
+  event: FleetEvent,
+  options: FleetCountersOptions = { countEvictions: true },
+): FleetCounters {
+  switch (event.type) {
+    case 'AgentConnected':
+      return { ...state, connects: state.connects + 1 };
+    case 'AgentDisconnected':
+      return { ...state, disconnects: state.disconnects + 1 };
+    case 'AgentEvicted':
+      return options.countEvictions ? { ...state, evicted: state.evicted + 1 } : state;
+    case 'AgentStatusReported':
+    case 'AgentHealthReported':
+    case 'AgentEffectiveConfigReported':
+    case 'AgentPackageStatusesReported': {
+      const type = reportTypeOf(event);
+      if (type === undefined) return state;
+      return { ...state, reports: { ...state.reports, [type]: state.reports[type] + 1 } };
+    }
+    case 'GatewayConnectAnswered': {
+      const { accepted, firstOnConnection } = event.data;
+      const gatewayConnects = accepted
+        ? { ...state.gatewayConnects, accepted: state.gatewayConnects.accepted + 1 }
+        : { ...state.gatewayConnects, rejected: state.gatewayConnects.rejected + 1 };
+      // Only the first accepted connect marks a connection as a gateway (handler.ts), and only such a
+      // connection later publishes GatewayConnectionClosed.
+      const opened = accepted && firstOnConnection ? 1 : 0;
+      return { ...state, gatewayConnects, gatewayConnections: state.gatewayConnections + opened };
+    }
+    case 'GatewayConnectionClosed':
+      return { ...state, gatewayConnections: Math.max(0, state.gatewayConnections - 1) };
+    case 'AgentCheckedIn':
+    case 'AgentComplianceChanged':
+    case 'AgentFullStateRequested':
+      return state;
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
+  }
+}
+
+export interface FleetCountersProjection {
+  current(): FleetCounters;
+  /**
+   * Hands eviction counting over to the caller (persistence counts at soft-delete time). From this
+   * call on, AgentEvicted no longer counts; the returned function adds `n` evictions.
+   */
+  countEvictionsExternally(): (n: number) => void;
+  stop(): void;
+}
+
+export function createFleetCountersProjection(
+  events$: Observable<FleetEvent>,
+  onError: ProjectionErrorHandler,
+): FleetCountersProjection {
+  let state = initialFleetCounters;
+  const options = { countEvictions: true };
+  const subscription: Subscription = events$.subscribe((event) => {
+    try {
+      state = evolveFleetCounters(state, event, options);
+    } catch (error) {
+      onError('metrics', error);
+    }
+  });
+  return {
+    current: () => state,
+    countEvictionsExternally: () => {
+      options.countEvictions = false;
+      return (n) => {
+        if (Number.isInteger(n) && n > 0) state = { ...state, evicted: state.evicted + n };
+      };
+    },
+    stop: () => subscription.unsubscribe(),
+  };
+}
