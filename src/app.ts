@@ -87,6 +87,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     logger,
     reader,
     api: { build, now: () => scheduler.now(), startedAt, observeRequest: observability.metrics.observeRequest },
+    pollIntervalMs: config.ui.poll_interval,
   });
   const telemetry = createTelemetryApp({
     isReady: () => ready,

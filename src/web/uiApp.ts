@@ -1,10 +1,10 @@
 // The UI listener: JSON API under /api (takes precedence), then the web UI pages and static assets.
 
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { Logger } from '../io/logger.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
 import { createApiMiddleware, type ApiDeps } from './api/apiRouter.ts';
+import { createPagesRouter } from './pages/pagesRouter.ts';
 import type { FleetReader } from './read/fleetReader.ts';
 
 export interface UiDeps {
@@ -14,14 +14,24 @@ export interface UiDeps {
   readonly reader: FleetReader;
   /** What the JSON API needs beyond the shared deps above. */
   readonly api: Omit<ApiDeps, 'reader' | 'registry' | 'logger'>;
+  /** ui.poll_interval in ms for the fleet and status fragments (default 5s). */
+  readonly pollIntervalMs?: number;
 }
 
 export function createUiApp(deps: UiDeps): Koa {
   const app = new Koa();
-  const router = new Router();
   // First: /api/* never reaches the UI routes (SPEC UI rule 6).
   app.use(createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  const pages = createPagesRouter({
+    registry: deps.registry,
+    reader: deps.reader,
+    logger: deps.logger,
+    build: deps.api.build,
+    startedAtMs: deps.api.startedAt,
+    now: deps.api.now,
+    pollIntervalMs: deps.pollIntervalMs ?? 5000,
+  });
+  app.use(pages.routes());
+  app.use(pages.allowedMethods());
   return app;
 }

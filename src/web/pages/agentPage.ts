@@ -1,0 +1,70 @@
+// GET /agents/{id} and GET /partials/agents/{id}: the agent detail page and its fragment (no
+// auto-poll; a refresh control reloads the fragment). SPEC UI rule 4: a miss is a 404 whose body is
+// identical for an unknown agent, an id that cannot be an instance UID, and a store error (which is
+// logged, never shown).
+
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { parseInstanceUid } from '../../events/ids.ts';
+import type { AgentState } from '../../projections/registry/agentState.ts';
+import { agentDetail } from '../views/agentView.ts';
+import { agentStatus, statusLabels } from './agentStatus.ts';
+import { agentHref } from './fleetModel.ts';
+import { detectLanguage, highlight } from './highlight.ts';
+import { sendHtml, type PagesDeps } from './pageContext.ts';
+
+function detailLocals(agent: AgentState, now: number) {
+  const view = agentDetail(agent);
+  const status = agentStatus(agent);
+  const configs = Object.keys(agent.effectiveConfig ?? {})
+    .sort()
+    .map((name) => {
+      const file = agent.effectiveConfig?.[name] ?? { body: '', contentType: '' };
+      const language = detectLanguage(name, file.contentType, file.body);
+      return { name: name || '(unnamed)', contentType: file.contentType, language, bytes: Buffer.byteLength(file.body), tokens: highlight(file.body, language) };
+    });
+  return {
+    now,
+    agent: view,
+    status,
+    statusLabel: statusLabels[status],
+    partialUrl: `/partials/agents/${encodeURIComponent(agent.uid)}`,
+    href: agentHref(agent.uid),
+    sequence: agent.sequenceNum.toString(),
+    capabilities: Object.entries(view.capability_flags).map(([name, on]) => ({ name: name.replaceAll('_', ' '), on })),
+    capabilitiesRaw: agent.capabilities.toString(),
+    capabilitiesHex: `0x${agent.capabilities.toString(16)}`,
+    configs,
+  };
+}
+
+/** The agent, or undefined for every kind of miss; store errors are logged here and nowhere shown. */
+async function findAgent(deps: PagesDeps, id: string): Promise<AgentState | undefined> {
+  const uid = parseInstanceUid(id);
+  if (uid === undefined) return undefined;
+  try {
+    return await deps.reader.getAgent(uid);
+  } catch (error) {
+    deps.logger.error({ err: error, instance_uid: uid }, 'agent store read failed; answering 404');
+    return undefined;
+  }
+}
+
+export function sendNotFound(ctx: Context, deps: PagesDeps, fragment: boolean): void {
+  const view = fragment ? 'partials/notFound' : 'notFound';
+  sendHtml(ctx, 404, deps.render(view, { title: 'Agent not found', nav: 'fleet', now: deps.now() }));
+}
+
+export function mountAgentPage(router: Router, deps: PagesDeps): void {
+  router.get('/agents/:id', async (ctx) => {
+    const agent = await findAgent(deps, ctx.params.id ?? '');
+    if (agent === undefined) return sendNotFound(ctx, deps, false);
+    const locals = detailLocals(agent, deps.now());
+    sendHtml(ctx, 200, deps.render('agent', { title: locals.agent.display_name, nav: 'fleet', ...locals }));
+  });
+  router.get('/partials/agents/:id', async (ctx) => {
+    const agent = await findAgent(deps, ctx.params.id ?? '');
+    if (agent === undefined) return sendNotFound(ctx, deps, true);
+    sendHtml(ctx, 200, deps.render('partials/agent', detailLocals(agent, deps.now())));
+  });
+}

@@ -1,0 +1,62 @@
+// GET / (fleet page) and GET /partials/agents (fleet table fragment). The whole filtered set comes
+// from the shared read path, is sorted by the UI-only `sort`/`order`, then paged (issue 6). An invalid
+// query is a 400 that shows the parser's message in the page.
+
+import type Router from '@koa/router';
+import { booleanFilterKeys } from '../query/fleetQuery.ts';
+import { activeFilters, parseFleetRequest, queryString, type FleetRequest } from './fleetRequest.ts';
+import { agentRow, tableLocals } from './fleetModel.ts';
+import { sendHtml, type PagesDeps } from './pageContext.ts';
+import { sortAgents } from './sortAgents.ts';
+
+async function tableFor(deps: PagesDeps, req: FleetRequest) {
+  if (req.filter === undefined || req.error !== undefined) {
+    return tableLocals(req, { rows: [], total: 0 }, false, req.error ?? 'invalid filter');
+  }
+  const set = await deps.reader.listAll(req.filter, 'ui');
+  const sorted = sortAgents(set.agents, req.sort);
+  const { offset, limit } = req.page;
+  const rows = sorted.slice(offset, offset + limit).map((a) => agentRow(a, req));
+  return tableLocals(req, { rows, total: sorted.length }, set.partial, undefined);
+}
+
+function formLocals(req: FleetRequest) {
+  const first = (key: string) => req.params.get(key) ?? '';
+  const keep = new Set<string>(booleanFilterKeys);
+  keep.add('offset');
+  const hidden = [...req.params].filter(([k]) => !keep.has(k)).map(([name, value]) => ({ name, value }));
+  const sortOnly = new URLSearchParams();
+  for (const k of ['sort', 'order', 'limit']) for (const v of req.params.getAll(k)) sortOnly.append(k, v);
+  const filtered = [...req.params.keys()].some((k) => !['sort', 'order', 'limit', 'offset'].includes(k));
+  return {
+    healthy: first('healthy'),
+    connected: first('connected'),
+    via_gateway: first('via_gateway'),
+    hidden,
+    active: activeFilters(req),
+    filtered,
+    clearHref: `/${queryString(sortOnly)}`,
+  };
+}
+
+export function mountFleetPage(router: Router, deps: PagesDeps): void {
+  router.get('/', async (ctx) => {
+    const req = parseFleetRequest(ctx.querystring);
+    const table = await tableFor(deps, req);
+    const html = deps.render('fleet', {
+      title: 'Fleet',
+      nav: 'fleet',
+      now: deps.now(),
+      fleetSize: deps.registry.size,
+      form: formLocals(req),
+      ...table,
+    });
+    sendHtml(ctx, req.error === undefined ? 200 : 400, html);
+  });
+
+  router.get('/partials/agents', async (ctx) => {
+    const req = parseFleetRequest(ctx.querystring);
+    const table = await tableFor(deps, req);
+    sendHtml(ctx, req.error === undefined ? 200 : 400, deps.render('partials/agents', { now: deps.now(), ...table }));
+  });
+}

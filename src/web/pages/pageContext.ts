@@ -1,0 +1,52 @@
+// What every page handler needs, and the one way pages answer: HTML with the security headers.
+
+import type { Context } from 'koa';
+import type { BuildInfo } from '../../io/buildInfo.ts';
+import type { Logger } from '../../io/logger.ts';
+import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { FleetReader } from '../read/fleetReader.ts';
+import type { Renderer } from './render.ts';
+
+export interface PagesDeps {
+  readonly registry: Registry;
+  readonly reader: FleetReader;
+  readonly render: Renderer;
+  readonly logger: Logger;
+  readonly build: BuildInfo;
+  /** Unix ms when the service started (status page). */
+  readonly startedAtMs: number;
+  /** The service clock (Unix ms); relative times and uptime are computed against it. */
+  readonly now: () => number;
+}
+
+/**
+ * SPEC UI rule 1 and issue 6: everything comes from this origin; no inline script or style. Set on
+ * every page, fragment and asset response of the UI.
+ */
+export const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'self'",
+  "frame-ancestors 'self'",
+  "object-src 'none'",
+].join('; ');
+
+export function setSecurityHeaders(ctx: Context): void {
+  ctx.set('Content-Security-Policy', contentSecurityPolicy);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'same-origin');
+}
+
+export function sendHtml(ctx: Context, status: number, html: string): void {
+  setSecurityHeaders(ctx);
+  // Fragments and pages show live state: never serve them from a cache.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = html;
+}

@@ -1,0 +1,128 @@
+// Small progressive enhancements; every page works without them.
+// - theme toggle: auto -> light -> dark -> auto, stored in localStorage;
+// - filter form: selects submit on change, empty fields are not sent;
+// - matcher input: key and value completion from /api/attributes and /api/attributes/values.
+(function () {
+  'use strict';
+
+  var themes = ['auto', 'light', 'dark'];
+  var labels = { auto: 'Auto', light: 'Light', dark: 'Dark' };
+
+  function currentTheme() {
+    return document.documentElement.dataset.theme || 'auto';
+  }
+
+  function showTheme(button) {
+    var label = button.querySelector('[data-theme-label]');
+    if (label) label.textContent = labels[currentTheme()];
+    button.setAttribute('title', 'Theme: ' + labels[currentTheme()] + ' (click to change)');
+  }
+
+  function setupThemeToggle() {
+    var button = document.querySelector('[data-theme-toggle]');
+    if (!button) return;
+    showTheme(button);
+    button.addEventListener('click', function () {
+      var next = themes[(themes.indexOf(currentTheme()) + 1) % themes.length];
+      try {
+        if (next === 'auto') localStorage.removeItem('theme');
+        else localStorage.setItem('theme', next);
+      } catch (e) {
+        /* storage disabled: the choice lasts for this page only */
+      }
+      if (next === 'auto') delete document.documentElement.dataset.theme;
+      else document.documentElement.dataset.theme = next;
+      showTheme(button);
+    });
+  }
+
+  function setupFilterForm() {
+    var form = document.querySelector('form[data-filter-form]');
+    if (!form) return;
+    form.querySelectorAll('select[data-autosubmit]').forEach(function (select) {
+      select.addEventListener('change', function () {
+        form.requestSubmit();
+      });
+    });
+    // Keep the URL short: "any" selects and an empty matcher are not sent.
+    form.addEventListener('submit', function () {
+      form.querySelectorAll('select, input[type="text"], input[type="search"]').forEach(function (el) {
+        if (el.name && el.value.trim() === '') el.disabled = true;
+      });
+    });
+  }
+
+  var operators = /(!=|!~|=~|=)/;
+
+  function fetchJson(url) {
+    return fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' }).then(function (res) {
+      if (!res.ok) throw new Error('HTTP ' + res.status);
+      return res.json();
+    });
+  }
+
+  function fillList(list, options) {
+    var seen = {};
+    list.replaceChildren();
+    options.slice(0, 50).forEach(function (value) {
+      if (seen[value]) return;
+      seen[value] = true;
+      var option = document.createElement('option');
+      option.value = value;
+      list.appendChild(option);
+    });
+  }
+
+  function setupMatcherCompletion() {
+    var input = document.querySelector('input[data-matcher]');
+    var list = input && document.getElementById(input.getAttribute('list'));
+    if (!input || !list) return;
+    var timer = 0;
+    var lastQuery = '';
+    function complete() {
+      var text = input.value;
+      var m = operators.exec(text);
+      var url;
+      var build;
+      if (!m) {
+        url = '/api/attributes?prefix=' + encodeURIComponent(text.trim());
+        build = function (body) {
+          return (body.keys || []).map(function (k) {
+            return k + '=';
+          });
+        };
+      } else {
+        var key = text.slice(0, m.index).trim();
+        var op = m[1];
+        var value = text.slice(m.index + op.length).trim().replace(/^["']/, '');
+        if (!key || op === '=~' || op === '!~') return fillList(list, []);
+        url = '/api/attributes/values?key=' + encodeURIComponent(key) + '&prefix=' + encodeURIComponent(value);
+        build = function (body) {
+          return (body.values || []).map(function (v) {
+            return key + op + v;
+          });
+        };
+      }
+      if (url === lastQuery) return;
+      lastQuery = url;
+      fetchJson(url)
+        .then(function (body) {
+          if (url === lastQuery) fillList(list, build(body));
+        })
+        .catch(function () {
+          fillList(list, []);
+        });
+    }
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(complete, 150);
+    });
+    input.addEventListener('focus', complete);
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    setupThemeToggle();
+    setupFilterForm();
+    setupMatcherCompletion();
+  });
+})();
