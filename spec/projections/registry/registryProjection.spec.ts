@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { createEventBus } from '../../../src/events/bus.ts';
+import type { InstanceUid } from '../../../src/events/ids.ts';
+import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
+import { checkedIn, connected, evicted } from '../../support/events.ts';
+
+describe('registry projection', () => {
+  it('keeps agents in instance_uid order whatever order they arrive in', () => {
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    for (const id of ['c', 'a', 'd', 'b']) bus.publish(connected(id as InstanceUid, 1));
+    expect([...registry.ordered()].map((x) => x.uid)).to.deep.equal(['a', 'b', 'c', 'd']);
+    bus.publish(evicted('b' as InstanceUid, 2, 1));
+    expect([...registry.ordered()].map((x) => x.uid)).to.deep.equal(['a', 'c', 'd']);
+    expect(registry.size).to.equal(3);
+  });
+
+  it('has folded an event by the time publish returns', () => {
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    bus.publish(connected('a' as InstanceUid, 1));
+    bus.publish(checkedIn('a' as InstanceUid, 7, 3n));
+    expect(registry.get('a' as InstanceUid)).to.include({ lastSeen: 7, sequenceNum: 3n });
+  });
+
+  it('reports a failing fold and keeps folding later events', () => {
+    const bus = createEventBus();
+    const errors: string[] = [];
+    const registry = createRegistryProjection(bus.events$, (name) => errors.push(name));
+    bus.publish({ type: 'AgentConnected', at: 1, data: null } as never);
+    bus.publish(connected('a' as InstanceUid, 2));
+    expect(errors).to.deep.equal(['registry']);
+    expect(registry.size).to.equal(1);
+  });
+});
