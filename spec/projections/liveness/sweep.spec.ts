@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { createEventBus } from '../../../src/events/bus.ts';
+import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
+import { createLivenessSweeper } from '../../../src/projections/liveness/livenessSweeper.ts';
+import { livenessThresholds, sweep, sweepIntervalMs } from '../../../src/projections/liveness/sweep.ts';
+import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
+import { VirtualClock } from '../../support/virtualTime.ts';
+import { checkedIn, connected, session, uid } from '../../support/events.ts';
+
+const t = livenessThresholds(30_000, 3);
+const kinds = (events: AgentEvent[]) => events.map((e) => `${e.type}:${e.data.uid}`);
+
+describe('liveness sweep', () => {
+  it('derives 45 s and 90 s from the defaults and sweeps at least every second', () => {
+    expect(t).to.deep.equal({ disconnectAfterMs: 45_000, evictAfterMs: 90_000 });
+    expect(sweepIntervalMs(t)).to.equal(1000);
+    expect(sweepIntervalMs(livenessThresholds(1000, 3))).to.equal(150);
+  });
+
+  function world() {
+    const clock = new VirtualClock(0);
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    const seen: AgentEvent[] = [];
+    bus.events$.subscribe((e) => {
+      if (e.type === 'AgentDisconnected' || e.type === 'AgentEvicted') seen.push(e);
+    });
+    const sweeper = createLivenessSweeper({ bus, registry, thresholds: t, scheduler: clock.scheduler, onError: () => {} });
+    const message = (n: number, s = session()) => {
+      if (!registry.get(uid(n))?.connected) bus.publish(connected(uid(n), clock.now(), s));
+      bus.publish(checkedIn(uid(n), clock.now(), 0n, s));
+    };
+    return { clock, registry, seen, sweeper, message };
+  }
+
+  it('disconnects strictly after 45 s of silence, not at 45 s', () => {
+    const agent = { ...stateAt(0) };
+    expect(sweep([agent], 45_000, t)).to.deep.equal([]);
+    expect(kinds(sweep([agent], 45_001, t))).to.deep.equal([`AgentDisconnected:${uid(1)}`]);
+  });
+
+  it('evicts strictly after 90 s, disconnecting first if still connected', () => {
+    expect(kinds(sweep([stateAt(0)], 90_000, t))).to.deep.equal([`AgentDisconnected:${uid(1)}`]);
+    expect(kinds(sweep([stateAt(0)], 90_001, t))).to.deep.equal([`AgentDisconnected:${uid(1)}`, `AgentEvicted:${uid(1)}`]);
+    expect(kinds(sweep([{ ...stateAt(0), connected: false }], 90_001, t))).to.deep.equal([`AgentEvicted:${uid(1)}`]);
+  });
+
+  it('observes a disconnect within one second of it being due, and never moves last_seen', () => {
+    const w = world();
+    w.message(1);
+    w.clock.advance(45_000);
+    expect(w.seen).to.deep.equal([]);
+    w.clock.advance(1001);
+    expect(kinds(w.seen)).to.deep.equal([`AgentDisconnected:${uid(1)}`]);
+    expect(w.registry.get(uid(1))).to.include({ connected: false, lastSeen: 0 });
+  });
+
+  it('never flaps an HTTP poller that polls within the threshold', () => {
+    const w = world();
+    for (let i = 0; i < 20; i++) {
+      w.message(1, session(100 + i, { transport: 'http' }));
+      w.clock.advance(44_000);
+    }
+    expect(w.seen).to.deep.equal([]);
+    expect(w.registry.get(uid(1))?.connected).to.equal(true);
+  });
+
+  it('evicts a disconnected agent and registers it afresh when it comes back', () => {
+    const w = world();
+    w.message(1);
+    w.clock.advance(91_000);
+    expect(kinds(w.seen)).to.deep.equal([`AgentDisconnected:${uid(1)}`, `AgentEvicted:${uid(1)}`]);
+    expect(w.registry.get(uid(1))).to.equal(undefined);
+    w.message(1);
+    expect(w.registry.get(uid(1))).to.include({ firstSeen: 91_000, connected: true, description: null });
+  });
+
+  it('stops sweeping when stopped', () => {
+    const w = world();
+    w.message(1);
+    w.sweeper.stop();
+    w.clock.advance(200_000);
+    expect(w.seen).to.deep.equal([]);
+  });
+});
+
+function stateAt(lastSeen: number) {
+  return {
+    uid: uid(1),
+    firstSeen: lastSeen,
+    lastSeen,
+    sequenceNum: 0n,
+    capabilities: 1n,
+    description: null,
+    health: null,
+    effectiveConfig: null,
+    packages: null,
+    missingAttributes: [],
+    reservedAttributeConflicts: [],
+    complianceUpdatedAt: null,
+    connected: true,
+    session: session(),
+    connectionChangedAt: lastSeen,
+  };
+}
