@@ -22,8 +22,12 @@ const BadRequest = 1;
 
 export type HandleResult =
   | { readonly ok: true; readonly reply: Uint8Array }
-  /** A bad request: on WebSocket the reply (a ServerErrorResponse) is sent; on HTTP it becomes a 400. */
-  | { readonly ok: false; readonly reply: Uint8Array; readonly error: string };
+  /**
+   * A bad request. On WebSocket a decodable message with a bad id is answered with `reply` (a
+   * ServerErrorResponse of type BadRequest); undecodable bytes have no reply and are skipped (as
+   * opamp-go does). On HTTP either becomes a 400.
+   */
+  | { readonly ok: false; readonly reply: Uint8Array | null; readonly error: string };
 
 /** Counts what the metrics collector reports for the protocol (messages and message errors). */
 export interface ProtocolObserver {
@@ -52,7 +56,7 @@ export interface OpampHandler {
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   const { bus, registry, now, observer } = deps;
 
-  function reject(connection: OpampConnection, uidBytes: Uint8Array, error: string): HandleResult {
+  function reject(uidBytes: Uint8Array, error: string): HandleResult {
     observer.messageFailed(error);
     const reply = encodeServerToAgent({
       instanceUid: uidBytes,
@@ -105,13 +109,15 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     try {
       msg = decodeAgentToServer(payload);
     } catch (error) {
-      return reject(connection, new Uint8Array(), `undecodable AgentToServer: ${(error as Error).message}`);
+      const reason = `undecodable AgentToServer: ${(error as Error).message}`;
+      observer.messageFailed(reason);
+      return { ok: false, reply: null, error: reason };
     }
     if (isGatewayConnect(msg)) return handleGatewayConnect(connection, msg, at);
     const uidBytes = msg.instanceUid ?? new Uint8Array();
     const uid = toInstanceUid(uidBytes);
     if (uid === undefined)
-      return reject(connection, uidBytes, `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`);
+      return reject(uidBytes, `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`);
     if ((toBigUint(msg.flags) & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
     return handleAgentMessage(connection, msg, uid, uidBytes, at);
   }
