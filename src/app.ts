@@ -1,18 +1,22 @@
 // The composition root: config, bus, projections, handler and the three listeners. Tests start it
 // in-process (port 0 addresses); main.ts starts it for real. No module-level singletons.
 
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { createEventBus, type EventBus } from './events/bus.ts';
 import { readBuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
-import { baseUrl, closeServer, createPlainServer, listen } from './io/listen.ts';
+import { baseUrl, closeServer, createPlainServer, createTlsServer, listen } from './io/listen.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
 import { createOpampHandler } from './io/opamp/handler.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
+import { loadTlsMaterial } from './io/tls/loadTls.ts';
+import { serverTlsOptions } from './io/tls/serverOptions.ts';
+import type { ListenerName } from './io/tls/tlsMaterial.ts';
 import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
 import {
   createComplianceCounters,
@@ -24,6 +28,7 @@ import { createRegistryProjection, type Registry } from './projections/registry/
 import { createObservability, type Metrics } from './web/telemetry/observability.ts';
 import { createTelemetryApp } from './web/telemetryApp.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
+import { createTelemetryAuth, createUiAuth } from './web/auth.ts';
 import { createUiApp } from './web/uiApp.ts';
 
 export interface AppDeps {
@@ -58,6 +63,8 @@ export function createApp(config: Config, deps: AppDeps): App {
   const compliance = createComplianceCounters(bus.events$, onError);
   const changes = createChangeTracker(bus.events$);
   const thresholds = livenessThresholds(config.fleet.heartbeat_interval, config.fleet.stale_missed_heartbeats);
+  // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
+  const tls = loadTlsMaterial(config);
 
   const build = readBuildInfo(process.env);
   const observability = createObservability({ config, build, events$: bus.events$, registry, compliance, logger, onError });
@@ -76,6 +83,16 @@ export function createApp(config: Config, deps: AppDeps): App {
   const opamp = createOpampServer(handler, observer, {
     maxMessageBytes: config.opamp.max_message_bytes,
     onError: (error) => logger.error({ err: error }, 'opamp request failed'),
+    maxConnections: config.opamp.max_connections,
+    idleTimeoutMs: thresholds.evictAfterMs,
+    scheduler,
+    onRefused: (reason) => logger.warn({ reason }, 'opamp connection refused'),
+  });
+  const authOptions = (listener: ListenerName) => ({
+    enabled: tls[listener]?.ca !== undefined,
+    mapping: config.auth.role_mapping,
+    defaultRole: config.auth.default_role,
+    onDenied: (path: string, reason: string) => logger.debug({ listener, path, reason }, 'forbidden'),
   });
 
   let ready = false;
@@ -88,11 +105,13 @@ export function createApp(config: Config, deps: AppDeps): App {
     reader,
     api: { build, now: () => scheduler.now(), startedAt, observeRequest: observability.metrics.observeRequest },
     pollIntervalMs: config.ui.poll_interval,
+    auth: createUiAuth(authOptions('ui')),
   });
   const telemetry = createTelemetryApp({
     isReady: () => ready,
     isDraining: () => draining,
     mount: observability.mount,
+    auth: createTelemetryAuth(authOptions('telemetry')),
   });
 
   const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};
@@ -105,15 +124,21 @@ export function createApp(config: Config, deps: AppDeps): App {
       const header = recordingHeaderOf(config, scheduler.now());
       recorder = await createRecorder({ file: config.debug.record_file, header, logger });
     }
-    const opampServer = createPlainServer(opamp.onRequest);
-    opampServer.on('upgrade', opamp.onUpgrade);
+    const serve = (listener: ListenerName, handler: Parameters<typeof createPlainServer>[0]) => {
+      const material = tls[listener];
+      return material ? createTlsServer(handler, serverTlsOptions(listener, material)) : createPlainServer(handler);
+    };
+    const opampServer = serve('opamp', (req, res) => opamp.onRequest(req, res));
+    opampServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => opamp.onUpgrade(req, socket, head));
     await observability.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
-    servers.ui = await listen(createPlainServer(ui.callback()), config.listeners.ui);
-    servers.telemetry = await listen(createPlainServer(telemetry.callback()), config.listeners.telemetry);
-    urls.opamp = baseUrl(servers.opamp);
-    urls.ui = baseUrl(servers.ui);
-    urls.telemetry = baseUrl(servers.telemetry);
+    const [uiHandler, telemetryHandler] = [ui.callback(), telemetry.callback()];
+    servers.ui = await listen(serve('ui', (req, res) => void uiHandler(req, res)), config.listeners.ui);
+    servers.telemetry = await listen(serve('telemetry', (req, res) => void telemetryHandler(req, res)), config.listeners.telemetry);
+    const scheme = (listener: ListenerName) => (tls[listener] ? 'https' : 'http');
+    urls.opamp = baseUrl(servers.opamp, scheme('opamp'));
+    urls.ui = baseUrl(servers.ui, scheme('ui'));
+    urls.telemetry = baseUrl(servers.telemetry, scheme('telemetry'));
     sweeper = createLivenessSweeper({ bus, registry, thresholds, scheduler, onError });
     ready = true;
     logger.info(urls, 'listening');

@@ -1,7 +1,32 @@
 // Listeners: parse "host:port" / ":port" addresses and bind HTTP servers to them.
 
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TlsOptions } from 'node:tls';
+
+/**
+ * Slow or idle clients cannot hold a listener's sockets forever: headers must arrive within
+ * `headersMs`, a whole request (body included) within `requestMs`, and an idle keep-alive socket is
+ * closed after `keepAliveMs`. `checkEveryMs` is how often Node looks for expired requests.
+ */
+export interface ListenerTimeouts {
+  readonly headersMs: number;
+  readonly requestMs: number;
+  readonly keepAliveMs: number;
+  readonly checkEveryMs: number;
+}
+
+export const defaultTimeouts: ListenerTimeouts = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000, checkEveryMs: 1_000 };
+
+function serverOptions(t: ListenerTimeouts) {
+  return {
+    headersTimeout: t.headersMs,
+    requestTimeout: t.requestMs,
+    keepAliveTimeout: t.keepAliveMs,
+    connectionsCheckingInterval: t.checkEveryMs,
+  };
+}
 
 export function parseAddress(address: string): { host: string | undefined; port: number } {
   const i = address.lastIndexOf(':');
@@ -22,8 +47,17 @@ export function listen(server: Server, address: string): Promise<Server> {
   });
 }
 
-export function createPlainServer(handler: RequestListener): Server {
-  return createServer(handler);
+export function createPlainServer(handler: RequestListener, timeouts: ListenerTimeouts = defaultTimeouts): Server {
+  return createServer(serverOptions(timeouts), handler);
+}
+
+/** An HTTPS server (an http.Server subclass, so upgrades and closing work the same). */
+export function createTlsServer(
+  handler: RequestListener,
+  tls: TlsOptions,
+  timeouts: ListenerTimeouts = defaultTimeouts,
+): Server {
+  return createHttpsServer({ ...tls, ...serverOptions(timeouts) }, handler);
 }
 
 /** "http://127.0.0.1:port" of a bound server (tests and logs). */

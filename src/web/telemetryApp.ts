@@ -1,7 +1,7 @@
 // The telemetry listener: /healthz (liveness), /readyz (readiness), and the metric endpoints that the
 // metrics collector mounts.
 
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 
 export interface TelemetryDeps {
@@ -9,10 +9,13 @@ export interface TelemetryDeps {
   readonly isDraining: () => boolean;
   /** Adds more routes (metrics, profiling) to the same router. */
   readonly mount?: ((router: Router) => void) | undefined;
+  /** Client-certificate authorization (src/web/auth.ts); runs before every route. */
+  readonly auth?: Middleware | undefined;
 }
 
 export function createTelemetryApp(deps: TelemetryDeps): Koa {
   const app = new Koa();
+  if (deps.auth) app.use(deps.auth);
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.type = 'text/plain';

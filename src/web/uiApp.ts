@@ -1,6 +1,6 @@
 // The UI listener: JSON API under /api (takes precedence), then the web UI pages and static assets.
 
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { Logger } from '../io/logger.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
 import { createApiMiddleware, type ApiDeps } from './api/apiRouter.ts';
@@ -16,11 +16,15 @@ export interface UiDeps {
   readonly api: Omit<ApiDeps, 'reader' | 'registry' | 'logger'>;
   /** ui.poll_interval in ms for the fleet and status fragments (default 5s). */
   readonly pollIntervalMs?: number;
+  /** Client-certificate authorization (src/web/auth.ts); runs before every route. */
+  readonly auth?: Middleware | undefined;
 }
 
 export function createUiApp(deps: UiDeps): Koa {
   const app = new Koa();
-  // First: /api/* never reaches the UI routes (SPEC UI rule 6).
+  // Authorization comes before everything: API, pages, /static and /jobs-ui (SPEC "Authentication" 1).
+  if (deps.auth) app.use(deps.auth);
+  // Then: /api/* never reaches the UI routes (SPEC UI rule 6).
   app.use(createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }));
   const pages = createPagesRouter({
     registry: deps.registry,

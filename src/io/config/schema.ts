@@ -5,6 +5,7 @@
 import Joi from 'joi';
 import { parseByteSize } from './byteSize.ts';
 import { parseDuration } from './duration.ts';
+import { tlsFileProblems } from '../tls/tlsMaterial.ts';
 
 const duration = (fallback: string, { allowZero = false } = {}) =>
   Joi.any()
@@ -100,6 +101,9 @@ export const configSchema = Joi.object({
       if (t.client_ca_file !== '' && t.cert_file === '')
         return helpers.message({ custom: `${name}.client_ca_file requires ${name}.cert_file and ${name}.key_file` });
     }
+    // Every TLS file exists and parses, or startup stops naming the key (src/io/tls/tlsMaterial.ts).
+    const tlsProblems = tlsFileProblems(value);
+    if (tlsProblems.length > 0) return helpers.message({ custom: tlsProblems.join('; ').replace(/[{}]/g, '') });
     return value;
   });
 

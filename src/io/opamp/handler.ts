@@ -119,7 +119,13 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     if (uid === undefined)
       return reject(uidBytes, `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`);
     if ((toBigUint(msg.flags) & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
-    return handleAgentMessage(connection, msg, uid, uidBytes, at);
+    try {
+      return handleAgentMessage(connection, msg, uid, uidBytes, at);
+    } catch (error) {
+      // Hostile input must not throw out of the handler (issue 7): the translation is pure and runs
+      // before anything is published, so a throw here (e.g. a RangeError) leaves the registry as it was.
+      return reject(uidBytes, `message could not be processed: ${(error as Error).message}`);
+    }
   }
 
   function handleAgentMessage(

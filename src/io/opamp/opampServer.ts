@@ -1,8 +1,11 @@
 // The OpAMP listener's request routing: /v1/opamp takes WebSocket upgrades and plain-HTTP POSTs;
 // any other path is 501 Not Implemented. While draining, new connections get 503.
+// opamp.max_connections counts open WebSockets plus plain-HTTP requests in flight: beyond it new
+// upgrades and requests get 503 with Retry-After, and connections already open keep working.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { SchedulerLike } from 'rxjs';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createHttpTransport, protobufContentType } from './httpTransport.ts';
 import { createWsTransport, type WsTransport } from './wsTransport.ts';
@@ -17,6 +20,9 @@ export interface OpampServer {
   readonly ws: WsTransport;
 }
 
+/** Seconds a refused client should wait (draining, or at max_connections). */
+const retryAfterSeconds = '30';
+
 const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?', 1)[0] ?? '/';
 
 function rawResponse(socket: Duplex, status: number, text: string, extra = ''): void {
@@ -26,11 +32,29 @@ function rawResponse(socket: Duplex, status: number, text: string, extra = ''): 
 export function createOpampServer(
   handler: OpampHandler,
   observer: ProtocolObserver,
-  options: { maxMessageBytes: number; onError: (error: unknown) => void },
+  options: {
+    maxMessageBytes: number;
+    onError: (error: unknown) => void;
+    /** opamp.max_connections; unlimited when absent. */
+    maxConnections?: number;
+    /** WebSockets silent for longer than this are closed (the eviction threshold); never when absent. */
+    idleTimeoutMs?: number;
+    scheduler?: SchedulerLike;
+    /** A connection refused for a limit (log/metric hook). */
+    onRefused?: (reason: 'max_connections') => void;
+  },
 ): OpampServer {
   const ws = createWsTransport(handler, observer, options);
   const http = createHttpTransport(handler, observer, options);
   let draining = false;
+  /** Upgraded sockets until they close, and HTTP requests until their response is done. */
+  const upgraded = new Set<Duplex>();
+  let httpInFlight = 0;
+  const atCapacity = (): boolean => {
+    if (options.maxConnections === undefined || upgraded.size + httpInFlight < options.maxConnections) return false;
+    options.onRefused?.('max_connections');
+    return true;
+  };
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     const reply = (status: number, text: string, headers: Record<string, string> = {}) => {
@@ -38,10 +62,13 @@ export function createOpampServer(
       res.end(`${text}\n`);
     };
     if (pathOf(req) !== opampPath) return reply(501, 'Not Implemented');
-    if (draining) return reply(503, 'draining', { 'Retry-After': '30', Connection: 'close' });
+    if (draining) return reply(503, 'draining', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
     if (req.method !== 'POST') return reply(405, 'use a WebSocket upgrade or POST', { Allow: 'GET, POST' });
     if (req.headers['content-type'] !== protobufContentType)
       return reply(415, `Content-Type must be exactly ${protobufContentType}`);
+    if (atCapacity()) return reply(503, 'too many connections', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
+    httpInFlight++;
+    res.once('close', () => void httpInFlight--);
     http.serve(req, res).catch((error: unknown) => {
       options.onError(error);
       if (!res.headersSent) reply(500, 'internal error');
@@ -52,7 +79,9 @@ export function createOpampServer(
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     if (pathOf(req) !== opampPath) return rawResponse(socket, 501, 'Not Implemented');
-    if (draining) return rawResponse(socket, 503, 'Service Unavailable', 'Retry-After: 30\r\n');
+    if (draining || atCapacity()) return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     ws.upgrade(req, socket, head);
   }
 

@@ -1,13 +1,17 @@
 // WebSocket transport: binary frames with the varint header, one handler call per frame, in order.
 // Text frames and undecodable frames are counted as message errors and skipped; the connection stays
-// open. Oversized frames close the connection with 1009 (ws's maxPayload).
+// open. A message larger than opamp.max_message_bytes closes the connection with 1009 (ws's
+// maxPayload stops reading it; a header-less frame is checked after unframing). A socket that sends
+// no message for longer than the idle timeout (the eviction threshold) is closed with 1000.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { SchedulerLike } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { createConnection, type OpampConnection } from './connection.ts';
 import { frame, unframe } from './framing.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
+import { createIdleSweep } from './idleSweep.ts';
 import { peerOf } from './peer.ts';
 
 export interface WsTransport {
@@ -25,18 +29,28 @@ function toBytes(data: RawData): Uint8Array {
 export function createWsTransport(
   handler: OpampHandler,
   observer: ProtocolObserver,
-  options: { maxMessageBytes: number; onConnection?: (ws: WebSocket, c: OpampConnection) => void },
+  options: {
+    maxMessageBytes: number;
+    onConnection?: (ws: WebSocket, c: OpampConnection) => void;
+    idleTimeoutMs?: number;
+    scheduler?: SchedulerLike;
+  },
 ): WsTransport {
-  // +10: the varint header is not part of the message size limit's protobuf bytes.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes + 10, perMessageDeflate: false });
+  // +1: the one-byte varint header (only 0 is defined) is not part of the message size limit.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes + 1, perMessageDeflate: false });
   const sockets = new Set<WebSocket>();
+  const idle = options.idleTimeoutMs !== undefined && options.scheduler
+    ? createIdleSweep(options.scheduler, options.idleTimeoutMs)
+    : undefined;
 
   function serve(ws: WebSocket, req: IncomingMessage): void {
     const peer = peerOf(req);
     const connection = createConnection('ws', peer.remoteAddr, peer.tlsSubject);
     sockets.add(ws);
     options.onConnection?.(ws, connection);
+    idle?.track(ws);
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      idle?.touch(ws);
       if (!isBinary) {
         observer.messageFailed('text frame');
         return;
@@ -46,14 +60,20 @@ export function createWsTransport(
         observer.messageFailed(unframed.reason);
         return;
       }
+      if (unframed.payload.length > options.maxMessageBytes) {
+        observer.messageFailed('message too large');
+        ws.close(1009, 'message too large');
+        return;
+      }
       const result = handler.handle(connection, unframed.payload);
-      if (ws.readyState === ws.OPEN) ws.send(frame(result.reply));
+      if (result.reply !== null && ws.readyState === ws.OPEN) ws.send(frame(result.reply));
     });
     ws.on('error', () => {
       // 'close' follows; errors such as an oversize frame are reported through the close code.
     });
     ws.on('close', () => {
       sockets.delete(ws);
+      idle?.untrack(ws);
       handler.closed(connection);
     });
   }
