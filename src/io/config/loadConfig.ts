@@ -65,6 +65,8 @@ function readYaml(file: string): Tree {
   } catch (error) {
     throw new ConfigError([`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
   }
+  // An empty file (or one with only comments) means defaults.
+  if (text.split('\n').every((line) => /^\s*(#.*)?$/.test(line))) return {};
   let parsed: unknown;
   try {
     parsed = loadYaml(text);

@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../../src/io/config/loadConfig.ts';
+import { formatDuration, parseDuration } from '../../../src/io/config/duration.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'config-spec-'));
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+const problemsOf = (fn: () => unknown): readonly string[] => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig();
+    expect(c.listeners).to.deep.equal({ opamp: ':4320', ui: ':8080', telemetry: ':9090' });
+    expect(c.fleet).to.deep.equal({
+      heartbeat_interval: 30_000,
+      stale_missed_heartbeats: 3,
+      required_attributes: [],
+      soft_delete_duration: 168 * 3_600_000,
+    });
+    expect(c.log).to.deep.equal({ level: 'info', format: 'text' });
+    expect(c.shutdown.drain_delay).to.equal(5000);
+    expect(c.metrics.per_agent_series_limit).to.equal(1000);
+    expect(c.ui.poll_interval).to.equal(5000);
+    expect(c.opamp).to.deep.equal({ max_message_bytes: 16 * 1024 * 1024, max_connections: 50_000 });
+    expect(c.database).to.include({ host: '', port: 5432, sslmode: 'disable', pool_max: 10 });
+    expect(c.auth).to.deep.equal({ role_mapping: [], default_role: 'none' });
+    expect(Object.isFrozen(c.fleet)).to.equal(true);
+  });
+
+  it('treats an empty file as defaults', () => {
+    expect(loadConfig({ file: file('empty.yaml', '') })).to.deep.equal(loadConfig());
+  });
+
+  it('layers the YAML file, then SVC_ environment variables', () => {
+    const path = file('a.yaml', 'fleet:\n  heartbeat_interval: 1m30s\n  required_attributes: [env]\nlog:\n  level: debug\n');
+    const c = loadConfig({
+      file: path,
+      env: { SVC_LOG_LEVEL: 'warn', SVC_FLEET_REQUIRED_ATTRIBUTES: 'env, team', SVC_LISTENERS_OPAMP: '127.0.0.1:4400', HOME: '/root' },
+    });
+    expect(c.fleet.heartbeat_interval).to.equal(90_000);
+    expect(c.fleet.required_attributes).to.deep.equal(['env', 'team']);
+    expect(c.log.level).to.equal('warn');
+    expect(c.listeners.opamp).to.equal('127.0.0.1:4400');
+  });
+
+  it('reads role mappings from YAML and from the environment', () => {
+    const env = { SVC_AUTH_ROLE_MAPPING: '[{match: prefix, spiffe_id: "spiffe://example.org/ops/", role: admin}]' };
+    expect(loadConfig({ env }).auth.role_mapping).to.deep.equal([{ match: 'prefix', spiffe_id: 'spiffe://example.org/ops/', role: 'admin' }]);
+  });
+
+  it('rejects unknown keys and unknown SVC_ variables, naming them', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ file: file('b.yaml', 'fleet:\n  heartbeat: 30s\nlisteners:\n  admin: ":1"\n'), env: { SVC_FLEET_HEARTBEAT: '1s' } }),
+    );
+    expect(problems.join('\n')).to.include('fleet.heartbeat').and.include('listeners.admin').and.include('SVC_FLEET_HEARTBEAT');
+  });
+
+  it('lists every problem at once', () => {
+    const problems = problemsOf(() =>
+      loadConfig({
+        overrides: {
+          log: { level: 'loud', format: 'xml' },
+          fleet: { heartbeat_interval: 'soon', stale_missed_heartbeats: 0 },
+          listeners: { ui: 'localhost' },
+          opamp_tls: { cert_file: '/x.pem' },
+        },
+      }),
+    );
+    expect(problems.length).to.be.at.least(5);
+    expect(problems.join('\n')).to.include('log.level').and.include('fleet.heartbeat_interval').and.include('listeners.ui');
+  });
+
+  it('requires a TLS certificate and key together, and both for a client CA', () => {
+    expect(problemsOf(() => loadConfig({ overrides: { ui_tls: { key_file: '/k' } } })).join()).to.include('ui_tls.cert_file and ui_tls.key_file');
+    expect(problemsOf(() => loadConfig({ overrides: { telemetry_tls: { client_ca_file: '/ca' } } })).join()).to.include('telemetry_tls.client_ca_file requires');
+  });
+
+  it('reports a file that is missing or not YAML', () => {
+    expect(problemsOf(() => loadConfig({ file: join(dir, 'nope.yaml') })).join()).to.include('cannot read config file');
+    expect(problemsOf(() => loadConfig({ file: file('bad.yaml', 'fleet: [\n') })).join()).to.include('not valid YAML');
+  });
+
+  it('accepts byte sizes with units', () => {
+    expect(loadConfig({ overrides: { opamp: { max_message_bytes: '4MiB' } } }).opamp.max_message_bytes).to.equal(4 * 1024 * 1024);
+  });
+});
+
+describe('Go-style durations', () => {
+  const cases: [string, number, string][] = [
+    ['500ms', 500, '500ms'],
+    ['30s', 30_000, '30s'],
+    ['1m30s', 90_000, '1m30s'],
+    ['168h', 604_800_000, '168h0m0s'],
+    ['1.5s', 1500, '1.5s'],
+    ['0', 0, '0s'],
+  ];
+  for (const [text, ms, formatted] of cases) {
+    it(`reads ${text} as ${ms} ms and writes it as ${formatted}`, () => {
+      expect(parseDuration(text)).to.equal(ms);
+      expect(formatDuration(ms)).to.equal(formatted);
+    });
+  }
+  for (const bad of ['', '30', 's', '1d', '-1s', '30 s']) {
+    it(`rejects ${JSON.stringify(bad)}`, () => expect(parseDuration(bad)).to.equal(undefined));
+  }
+});
