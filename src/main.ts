@@ -26,27 +26,32 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.log);
   const app = createApp(config, { logger });
-  try {
-    await app.start();
-  } catch (error) {
-    logger.error({ err: error }, 'could not start');
-    process.exit(1);
-  }
+  // Signal handlers go in before start(): a signal during startup waits for it, then shuts down.
+  let started: Promise<void> = Promise.resolve();
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    app.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    started
+      .then(() => app.stop())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  started = app.start();
+  try {
+    await started;
+  } catch (error) {
+    logger.error({ err: error }, 'could not start');
+    process.exit(1);
+  }
 }
 
 await main();
