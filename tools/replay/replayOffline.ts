@@ -1,0 +1,105 @@
+// Offline replay: feeds a recording through the service's own path (createOpampHandler → events on a
+// bus → registry, compliance counters, liveness sweep) in virtual time. The clock moves to each
+// record's receive time before the record is handled, so sweeps run between records exactly when
+// they fall due, and disconnects and evictions happen as they would have live.
+
+import { createEventBus } from '../../src/events/bus.ts';
+import { createOpampHandler, type ProtocolObserver } from '../../src/io/opamp/handler.ts';
+import type { OpampConnection } from '../../src/io/opamp/connection.ts';
+import type { RecordingReader, ReadSummary } from '../../src/io/recorder/recordingReader.ts';
+import { createComplianceCounters, type ComplianceCounts } from '../../src/projections/compliance/complianceCounters.ts';
+import { createLivenessSweeper } from '../../src/projections/liveness/livenessSweeper.ts';
+import { livenessThresholds } from '../../src/projections/liveness/sweep.ts';
+import { createRegistryProjection, type Registry } from '../../src/projections/registry/registryProjection.ts';
+import { replayConnection } from './replayConnection.ts';
+import { collectTimelines, type AgentTimeline } from './timeline.ts';
+import { createVirtualClock } from './virtualClock.ts';
+import type { InstanceUid } from '../../src/events/ids.ts';
+
+export interface FleetSettings {
+  /** Milliseconds. */
+  readonly heartbeat_interval: number;
+  readonly stale_missed_heartbeats: number;
+  readonly required_attributes: readonly string[];
+}
+
+/** The service defaults, for recordings whose header carries no fleet settings. */
+export const defaultFleetSettings: FleetSettings = { heartbeat_interval: 30_000, stale_missed_heartbeats: 3, required_attributes: [] };
+
+export interface ReplayOptions {
+  /** Overrides the recording header's fleet settings. */
+  readonly fleet?: FleetSettings | undefined;
+  /** Stop at this Unix ms: later records are not handled; the clock (and sweeps) run up to it. */
+  readonly until?: number | undefined;
+  /** Collect timelines (all agents, or only these uids). */
+  readonly timelines?: boolean | undefined;
+  readonly only?: ReadonlySet<string> | undefined;
+}
+
+export interface ReplayResult {
+  readonly registry: Registry;
+  readonly compliance: ComplianceCounts;
+  readonly timelines: ReadonlyMap<InstanceUid, AgentTimeline>;
+  readonly read: ReadSummary;
+  readonly messages: number;
+  readonly closes: number;
+  readonly rejected: number;
+  readonly projectionErrors: number;
+  /** Virtual time at the end (Unix ms). */
+  readonly endedAt: number;
+  readonly fleet: FleetSettings;
+}
+
+export async function replayOffline(reader: RecordingReader, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const fleet = options.fleet ?? reader.header.fleet ?? defaultFleetSettings;
+  const clock = createVirtualClock(reader.header.startedAt);
+  let projectionErrors = 0;
+  const onError = () => void projectionErrors++;
+  const bus = createEventBus();
+  const registry = createRegistryProjection(bus.events$, onError);
+  const compliance = createComplianceCounters(bus.events$, onError);
+  const timelines = options.timelines === false ? undefined : collectTimelines(bus.events$, options.only);
+  const counts = { messages: 0, closes: 0, rejected: 0 };
+  const observer: ProtocolObserver = { messageReceived: () => undefined, messageFailed: () => void counts.rejected++ };
+  const handler = createOpampHandler({ bus, registry, now: clock.now, requiredAttributes: fleet.required_attributes, observer });
+  const thresholds = livenessThresholds(fleet.heartbeat_interval, fleet.stale_missed_heartbeats);
+  const sweeper = createLivenessSweeper({ bus, registry, thresholds, scheduler: clock.scheduler, onError });
+  const connections = new Map<number, OpampConnection>();
+  const until = options.until ?? Infinity;
+
+  outer: for await (const batch of reader.batches()) {
+    for (const record of batch) {
+      if (record.receivedAt > until) break outer;
+      clock.advanceTo(record.receivedAt);
+      let connection = connections.get(record.connectionId);
+      if (record.kind === 'connectionClosed') {
+        counts.closes++;
+        if (connection !== undefined) handler.closed(connection);
+        connections.delete(record.connectionId);
+        continue;
+      }
+      counts.messages++;
+      if (connection === undefined) {
+        connection = replayConnection(record.connectionId, record.transport, record.remoteAddr, record.tlsSubject);
+        // Each plain-HTTP request is its own connection; only WebSockets live on.
+        if (record.transport === 'ws') connections.set(record.connectionId, connection);
+      }
+      handler.handle(connection, record.payload);
+    }
+  }
+  if (Number.isFinite(until)) clock.advanceTo(until);
+  sweeper.stop();
+  timelines?.stop();
+  const result: ReplayResult = {
+    registry,
+    compliance: compliance.current(),
+    timelines: timelines?.timelines ?? new Map(),
+    read: reader.summary,
+    ...counts,
+    projectionErrors,
+    endedAt: clock.now(),
+    fleet,
+  };
+  bus.close();
+  return result;
+}
