@@ -112,8 +112,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   let tree: Tree = sources.file ? readYaml(sources.file) : {};
   if (sources.env) overlayEnv(tree, sources.env, problems);
   if (sources.overrides) tree = merge(tree, sources.overrides);
-  const { value, error } = configSchema.validate(tree, { abortEarly: false, convert: true });
-  if (error) for (const d of error.details) problems.push(d.message.replaceAll('"', ''));
+  const result = configSchema.validate(tree, { abortEarly: false, convert: true });
+  if (result.error) for (const d of result.error.details) problems.push(d.message.replaceAll('"', ''));
   if (problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(value as Config);
+  return deepFreeze(result.value as Config);
 }
