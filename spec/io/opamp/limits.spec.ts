@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import { gzipSync } from 'node:zlib';
+import WebSocket from 'ws';
+import type { App } from '../../../src/app.ts';
+import type { InstanceUid } from '../../../src/events/ids.ts';
+import { frame } from '../../../src/io/opamp/framing.ts';
+import { agentMessage, description, newUid, postHttp, WsAgent } from '../../support/agentClient.ts';
+import { startApp } from '../../support/startApp.ts';
+import { VirtualClock } from '../../support/virtualTime.ts';
+
+/** An AgentToServer of exactly `size` protobuf bytes (a description attribute padded to fit). */
+function messageOfSize(uid: string, size: number): Uint8Array {
+  for (let pad = Math.max(0, size - 64); pad <= size; pad++) {
+    const bytes = agentMessage(uid, { agentDescription: description({ 'service.name': 'p', pad: 'x'.repeat(pad) }) });
+    if (bytes.length === size) return bytes;
+    if (bytes.length > size) break;
+  }
+  throw new Error(`no message of exactly ${size} bytes`);
+}
+
+const closeCodeOf = (ws: WsAgent): Promise<number> =>
+  new Promise((resolve) => {
+    if (ws.closeCode !== undefined) resolve(ws.closeCode);
+    else ws.socket.once('close', (code: number) => resolve(code));
+  });
+
+/** Opens a WebSocket that the server refuses; resolves with the HTTP status and Retry-After. */
+function refusedUpgrade(url: string): Promise<{ status: number; retryAfter: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/opamp`);
+    socket.once('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] });
+      res.resume();
+      socket.terminate();
+    });
+    socket.once('open', () => {
+      socket.close();
+      reject(new Error('upgrade was accepted'));
+    });
+    socket.once('error', () => undefined);
+  });
+}
+
+describe('opamp.max_message_bytes', () => {
+  const max = 1024;
+  let app: App;
+  before(async () => {
+    app = await startApp({ config: { opamp: { max_message_bytes: max } } });
+  });
+  after(async () => {
+    await app.stop();
+  });
+
+  it('accepts an HTTP body of exactly the limit and answers 413 without a retry hint one byte over', async () => {
+    const at = await postHttp(app.urls.opamp, messageOfSize(newUid(), max));
+    expect(at.status).to.equal(200);
+    const over = await postHttp(app.urls.opamp, messageOfSize(newUid(), max + 1));
+    expect(over.status).to.equal(413);
+    expect(over.headers.get('retry-after')).to.equal(null);
+  });
+
+  it('applies the limit after gzip decompression, at its edge', async () => {
+    const gzip = { 'Content-Encoding': 'gzip' };
+    expect((await postHttp(app.urls.opamp, gzipSync(messageOfSize(newUid(), max)), gzip)).status).to.equal(200);
+    const over = await postHttp(app.urls.opamp, gzipSync(messageOfSize(newUid(), max + 1)), gzip);
+    expect(over.status).to.equal(413);
+    expect(over.headers.get('retry-after')).to.equal(null);
+  });
+
+  it('cuts a gzip bomb off at the limit and keeps serving', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024)); // 64 MiB of zeros in ~64 KiB: larger than the limit
+    const small = gzipSync(Buffer.alloc(256 * 1024)); // fits the raw limit, inflates past it
+    expect(small.length).to.be.below(max);
+    for (const body of [bomb, small]) {
+      expect((await postHttp(app.urls.opamp, body, { 'Content-Encoding': 'gzip' })).status).to.equal(413);
+    }
+    expect((await postHttp(app.urls.opamp, agentMessage(newUid()))).status).to.equal(200);
+  });
+
+  it('serves a WebSocket message of exactly the limit and closes with 1009 one byte over', async () => {
+    const ws = await WsAgent.open(app.urls.opamp);
+    const uid = newUid();
+    await ws.send(messageOfSize(uid, max));
+    expect(app.registry.get(uid as InstanceUid)?.description?.identifying['service.name']).to.equal('p');
+    ws.socket.send(frame(messageOfSize(uid, max + 1)));
+    expect(await closeCodeOf(ws)).to.equal(1009);
+  });
+
+  it('closes with 1009 on a header-less (legacy) frame one byte over the limit', async () => {
+    const ws = await WsAgent.open(app.urls.opamp);
+    await ws.send(messageOfSize(newUid(), max), { legacy: true });
+    ws.socket.send(messageOfSize(newUid(), max + 1));
+    expect(await closeCodeOf(ws)).to.equal(1009);
+  });
+});
+
+describe('opamp.max_connections', () => {
+  it('refuses new upgrades and HTTP requests with 503 and Retry-After at the limit, and keeps serving open agents', async () => {
+    const app = await startApp({ config: { opamp: { max_connections: 2 } } });
+    const agents: WsAgent[] = [];
+    try {
+      agents.push(await WsAgent.open(app.urls.opamp), await WsAgent.open(app.urls.opamp));
+      const refused = await refusedUpgrade(app.urls.opamp);
+      expect(refused).to.deep.equal({ status: 503, retryAfter: '30' });
+      const http = await postHttp(app.urls.opamp, agentMessage(newUid()));
+      expect(http.status).to.equal(503);
+      expect(http.headers.get('retry-after')).to.equal('30');
+
+      const uid = newUid();
+      const reply = await agents[0]!.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'kept' }) }));
+      expect(reply.capabilities).to.equal('21');
+      expect(app.registry.get(uid as InstanceUid)?.connected).to.equal(true);
+
+      await agents.pop()!.close();
+      // A slot frees once the server has seen the close; a new agent then gets in.
+      let admitted: WsAgent | undefined;
+      while (admitted === undefined) admitted = await WsAgent.open(app.urls.opamp).catch(() => undefined);
+      agents.push(admitted);
+      expect((await admitted.send(agentMessage(newUid()))).capabilities).to.equal('21');
+    } finally {
+      await Promise.all(agents.map((a) => a.close()));
+      await app.stop();
+    }
+  });
+});
+
+describe('idle WebSocket eviction (virtual time)', () => {
+  it('closes a WebSocket silent for longer than the eviction threshold and keeps a chatty one', async () => {
+    const clock = new VirtualClock();
+    // Eviction threshold: heartbeat 1s × 3 missed heartbeats = 3s.
+    const app = await startApp({
+      config: { fleet: { heartbeat_interval: '1s', stale_missed_heartbeats: 3 } },
+      deps: { scheduler: clock.scheduler },
+    });
+    const silent = await WsAgent.open(app.urls.opamp);
+    const chatty = await WsAgent.open(app.urls.opamp);
+    try {
+      const uid = newUid();
+      await silent.send(agentMessage(newUid()));
+      await chatty.send(agentMessage(uid));
+      clock.advance(2000);
+      await chatty.send(agentMessage(uid, { sequenceNum: 1 }));
+      clock.advance(1000); // silent: exactly 3s, not longer
+      await chatty.send(agentMessage(uid, { sequenceNum: 2 })); // a round trip: a close frame would have arrived
+      expect(silent.socket.readyState).to.equal(WebSocket.OPEN);
+      clock.advance(1100); // silent: 4.1s; chatty: 1.1s since its last message
+      expect(await closeCodeOf(silent)).to.equal(1000);
+      expect((await chatty.send(agentMessage(uid, { sequenceNum: 3 }))).capabilities).to.equal(undefined);
+      expect(chatty.socket.readyState).to.equal(WebSocket.OPEN);
+    } finally {
+      await Promise.all([silent.close(), chatty.close()]);
+      await app.stop();
+    }
+  });
+});
