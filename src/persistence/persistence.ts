@@ -1,0 +1,118 @@
+// Persistence on PostgreSQL (SPEC durability rules 1-22), assembled. createApp builds it only when
+// database.host is set (rule 1): with the host empty nothing here is created, no connection is
+// attempted and no persistence metric is registered.
+//
+// Lifecycle: created with the app (the flusher subscribes to the change tracker before any event
+// flows); start() migrates under the advisory lock, starts the job queue and the purge job, the
+// session-refresh pass and the job-queue UI; stop() is called after the bus completed, so the
+// change tracker's final window is already marked: it waits for the flush in flight, flushes once
+// more, then closes the job queue and the pools.
+
+import type { Middleware } from 'koa';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { FleetEvent } from '../events/fleetEvent.ts';
+import type { InstanceUid } from '../events/ids.ts';
+import type { Config } from '../io/config/schema.ts';
+import type { Logger } from '../io/logger.ts';
+import type { Registry } from '../projections/registry/registryProjection.ts';
+import type { PersistenceMetrics } from '../web/telemetry/persistenceMetrics.ts';
+import { createAgentWriter } from './agentWriter.ts';
+import { connectionSettings, connectionUrl } from './connectionSettings.ts';
+import { createFlusher, type Flusher } from './flusher.ts';
+import { createBoss, jobQueueSchema, startPurgeJob } from './jobQueue.ts';
+import { createJobsUi, type JobsUi } from './jobsUi.ts';
+import type { JobStore } from './jobStore.ts';
+import { runMigrations } from './migrate.ts';
+import { createPgJobStore } from './pgJobStore.ts';
+import { createPgStoreReader } from './pgStoreReader.ts';
+import { createPools, type Pools } from './pools.ts';
+import { createSessionLedger, keepaliveMs } from './sessionLedger.ts';
+import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './sessionRefresher.ts';
+import type { AgentStoreReader } from './storeReader.ts';
+import { defaultWritePolicy, writeOps, type WritePolicy } from './writeOp.ts';
+
+export interface PersistenceDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly scheduler: SchedulerLike;
+  readonly registry: Registry;
+  readonly events$: Observable<FleetEvent>;
+  readonly windows$: Observable<ReadonlySet<InstanceUid>>;
+  readonly disconnectAfterMs: number;
+  /** Registers the persistence metrics (web/telemetry/persistenceMetrics.ts) on the app's registries. */
+  readonly registerMetrics: (deps: { writeTimeoutSeconds: Record<string, number>; pool: () => { acquired: number; max: number } }) => PersistenceMetrics;
+  /** svc_agents_evicted_total counts at soft-delete time when persistence is on. */
+  readonly countEvictions: (n: number) => void;
+  readonly writePolicy?: WritePolicy;
+}
+
+export interface Persistence {
+  readonly reader: AgentStoreReader;
+  readonly jobs: JobStore;
+  readonly metrics: PersistenceMetrics;
+  /** Koa middleware for /jobs-ui; answers 503 until start() has loaded the dashboard. */
+  readonly jobsUi: Middleware;
+  readonly flusher: Flusher;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createPersistence(deps: PersistenceDeps): Persistence {
+  const { config, logger, scheduler, registry } = deps;
+  const settings = connectionSettings(config.database);
+  const policy = deps.writePolicy ?? defaultWritePolicy;
+  const pools: Pools = createPools(settings, { poolMax: config.database.pool_max, readTimeoutMs: 5000, logger });
+  const metrics = deps.registerMetrics({
+    writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])),
+    pool: () => ({ acquired: pools.acquired(), max: config.database.pool_max }),
+  });
+  const writer = createAgentWriter(pools.write, { policy, observe: (op, seconds) => metrics.observeWrite(op, seconds) });
+  const ledger = createSessionLedger(keepaliveMs(deps.disconnectAfterMs, sessionPassMs));
+  const flusher = createFlusher({
+    windows$: deps.windows$,
+    events$: deps.events$,
+    registry,
+    writer,
+    ledger,
+    scheduler,
+    logger,
+    onEvictionsWritten: deps.countEvictions,
+  });
+  const now = () => scheduler.now();
+  const reader = createPgStoreReader(pools.read, { now, disconnectAfterMs: deps.disconnectAfterMs });
+  const jobs = createPgJobStore(pools.write, now);
+  const boss = createBoss(pools.write, logger, { migrate: true, run: true });
+  let refresher: SessionRefresher | undefined;
+  let jobsUi: JobsUi | undefined;
+
+  async function start(): Promise<void> {
+    await runMigrations(settings, async () => {
+      await boss.start();
+    });
+    await startPurgeJob({
+      boss,
+      purge: () => writer.purge(scheduler.now(), config.fleet.soft_delete_duration),
+      onPurged: (n) => metrics.purged(n),
+      logger,
+    });
+    refresher = createSessionRefresher({ registry, writer, ledger, scheduler, logger });
+    jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
+    logger.info({ host: config.database.host, dbname: config.database.dbname }, 'persistence started');
+  }
+
+  async function stop(): Promise<void> {
+    await flusher.stop();
+    await refresher?.stop();
+    await boss.stop({ graceful: true, timeout: 5000, close: false }).catch((error: unknown) => logger.warn({ err: error }, 'job queue stop failed'));
+    await jobsUi?.close().catch((error: unknown) => logger.warn({ err: error }, 'job-queue UI close failed'));
+    await pools.end();
+  }
+
+  const middleware: Middleware = async (ctx, next): Promise<void> => {
+    if (jobsUi !== undefined) await jobsUi.middleware(ctx, next);
+    else if (ctx.path === '/jobs-ui' || ctx.path.startsWith('/jobs-ui/')) ctx.throw(503, 'job-queue UI is starting');
+    else await next();
+  };
+
+  return { reader, jobs, metrics, jobsUi: middleware, flusher, start, stop };
+}

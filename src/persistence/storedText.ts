@@ -1,0 +1,44 @@
+// Text and JSON as PostgreSQL accepts them. PostgreSQL text cannot hold NUL, and jsonb rejects
+// \u0000 and unpaired surrogates; one such string from an agent would fail the whole batch on every
+// retry. So they are replaced (U+FFFD) before they leave the process: the agent stays storable.
+
+const replacement = '\uFFFD';
+
+export function storedText(s: string): string {
+  return s.includes('\0') || !s.isWellFormed() ? s.toWellFormed().replaceAll('\0', replacement) : s;
+}
+
+function replacer(this: unknown, _key: string, value: unknown): unknown {
+  if (typeof value === 'string') return storedText(value);
+  if (typeof value === 'bigint') return value.toString();
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value);
+    if (entries.every(([k]) => storedText(k) === k)) return value;
+    return Object.fromEntries(entries.map(([k, v]) => [storedText(k), v]));
+  }
+  return value;
+}
+
+/** JSON text for a jsonb column: bigints as decimal strings, every string and key made storable. */
+export function storedJson(value: unknown): string {
+  return JSON.stringify(value, replacer);
+}
+
+/** Largest instant PostgreSQL and Date both hold comfortably (9999-12-31T23:59:59.999Z), in ms. */
+const maxMs = 253_402_300_799_999;
+
+/** Unix ms for a timestamptz column, or null when unset or outside what the column can hold. */
+export function storedMs(ms: number | null): number | null {
+  return ms === null || !Number.isFinite(ms) || ms <= 0 || ms > maxMs ? null : ms;
+}
+
+/** OpAMP nanoseconds (0 = unset) → Unix ms with microsecond fraction for a timestamptz column. */
+export function storedNanos(nanos: bigint): number | null {
+  if (nanos <= 0n) return null;
+  return storedMs(Number(nanos / 1000n) / 1000);
+}
+
+/** Back from a timestamptz read as Unix ms (microsecond fraction) to OpAMP nanoseconds. */
+export function nanosFromMs(ms: number | null): bigint {
+  return ms === null ? 0n : BigInt(Math.round(ms * 1000)) * 1000n;
+}
