@@ -25,7 +25,9 @@ import {
 import { createLivenessSweeper } from './projections/liveness/livenessSweeper.ts';
 import { livenessThresholds, type LivenessThresholds } from './projections/liveness/sweep.ts';
 import { createRegistryProjection, type Registry } from './projections/registry/registryProjection.ts';
+import { createPersistence, type Persistence } from './persistence/persistence.ts';
 import { createObservability, type Metrics } from './web/telemetry/observability.ts';
+import { registerPersistenceMetrics } from './web/telemetry/persistenceMetrics.ts';
 import { createTelemetryApp } from './web/telemetryApp.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
 import { createTelemetryAuth, createUiAuth } from './web/auth.ts';
@@ -98,12 +100,39 @@ export function createApp(config: Config, deps: AppDeps): App {
   let ready = false;
   let draining = false;
   const startedAt = scheduler.now();
-  const reader = createFleetReader({ registry, logger });
+  // SPEC durability rule 1: with database.host empty nothing of persistence is created.
+  const persistence: Persistence | undefined =
+    config.database.host === ''
+      ? undefined
+      : createPersistence({
+          config,
+          logger,
+          scheduler,
+          registry,
+          events$: bus.events$,
+          windows$: changes.windows$,
+          disconnectAfterMs: thresholds.disconnectAfterMs,
+          registerMetrics: (m) => registerPersistenceMetrics({ server: observability.metrics.server, fleet: observability.metrics.fleet, ...m }),
+          countEvictions: observability.metrics.countEvictionsExternally(),
+        });
+  const reader = createFleetReader({
+    registry,
+    logger,
+    store: persistence?.reader,
+    onStoreFallback: persistence && ((surface) => persistence.metrics.storeFallbackError(surface)),
+  });
   const ui = createUiApp({
     registry,
     logger,
     reader,
-    api: { build, now: () => scheduler.now(), startedAt, observeRequest: observability.metrics.observeRequest },
+    api: {
+      build,
+      now: () => scheduler.now(),
+      startedAt,
+      observeRequest: observability.metrics.observeRequest,
+      jobStore: persistence?.jobs,
+    },
+    jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,
     auth: createUiAuth(authOptions('ui')),
   });
@@ -131,6 +160,8 @@ export function createApp(config: Config, deps: AppDeps): App {
     const opampServer = serve('opamp', (req, res) => opamp.onRequest(req, res));
     opampServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => opamp.onUpgrade(req, socket, head));
     await observability.start();
+    // Migrations (under the advisory lock), purge job and session refresh before agents arrive.
+    await persistence?.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
     const [uiHandler, telemetryHandler] = [ui.callback(), telemetry.callback()];
     servers.ui = await listen(serve('ui', (req, res) => void uiHandler(req, res)), config.listeners.ui);
@@ -154,7 +185,9 @@ export function createApp(config: Config, deps: AppDeps): App {
     await observability.stop();
     await Promise.all(Object.values(servers).map((s) => closeServer(s)));
     await recorder?.close();
+    // The bus completing makes the change tracker deliver its final window; then the last flush.
     bus.close();
+    await persistence?.stop();
     registry.stop();
     compliance.stop();
     changes.stop();

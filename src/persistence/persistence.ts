@@ -15,7 +15,7 @@ import type { InstanceUid } from '../events/ids.ts';
 import type { Config } from '../io/config/schema.ts';
 import type { Logger } from '../io/logger.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
-import type { PersistenceMetrics } from '../web/telemetry/persistenceMetrics.ts';
+import type { PersistenceMetrics, PersistenceMetricsDeps } from '../web/telemetry/persistenceMetrics.ts';
 import { createAgentWriter } from './agentWriter.ts';
 import { connectionSettings, connectionUrl } from './connectionSettings.ts';
 import { createFlusher, type Flusher } from './flusher.ts';
@@ -29,7 +29,7 @@ import { createPools, type Pools } from './pools.ts';
 import { createSessionLedger, keepaliveMs } from './sessionLedger.ts';
 import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './sessionRefresher.ts';
 import type { AgentStoreReader } from './storeReader.ts';
-import { defaultWritePolicy, writeOps, type WritePolicy } from './writeOp.ts';
+import { defaultWritePolicy, writeOps, type WriteOp, type WritePolicy } from './writeOp.ts';
 
 export interface PersistenceDeps {
   readonly config: Config;
@@ -40,7 +40,7 @@ export interface PersistenceDeps {
   readonly windows$: Observable<ReadonlySet<InstanceUid>>;
   readonly disconnectAfterMs: number;
   /** Registers the persistence metrics (web/telemetry/persistenceMetrics.ts) on the app's registries. */
-  readonly registerMetrics: (deps: { writeTimeoutSeconds: Record<string, number>; pool: () => { acquired: number; max: number } }) => PersistenceMetrics;
+  readonly registerMetrics: (deps: Omit<PersistenceMetricsDeps, 'server' | 'fleet'>) => PersistenceMetrics;
   /** svc_agents_evicted_total counts at soft-delete time when persistence is on. */
   readonly countEvictions: (n: number) => void;
   readonly writePolicy?: WritePolicy;
@@ -63,7 +63,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   const policy = deps.writePolicy ?? defaultWritePolicy;
   const pools: Pools = createPools(settings, { poolMax: config.database.pool_max, readTimeoutMs: 5000, logger });
   const metrics = deps.registerMetrics({
-    writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])),
+    writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])) as Record<WriteOp, number>,
     pool: () => ({ acquired: pools.acquired(), max: config.database.pool_max }),
   });
   const writer = createAgentWriter(pools.write, { policy, observe: (op, seconds) => metrics.observeWrite(op, seconds) });

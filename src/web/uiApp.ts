@@ -18,6 +18,8 @@ export interface UiDeps {
   readonly pollIntervalMs?: number;
   /** Client-certificate authorization (src/web/auth.ts); runs before every route. */
   readonly auth?: Middleware | undefined;
+  /** The job-queue UI under /jobs-ui; present only when database.host is set (SPEC durability rule 22). */
+  readonly jobsUi?: Middleware | undefined;
 }
 
 export function createUiApp(deps: UiDeps): Koa {
@@ -26,6 +28,7 @@ export function createUiApp(deps: UiDeps): Koa {
   if (deps.auth) app.use(deps.auth);
   // Then: /api/* never reaches the UI routes (SPEC UI rule 6).
   app.use(createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }));
+  if (deps.jobsUi) app.use(deps.jobsUi);
   const pages = createPagesRouter({
     registry: deps.registry,
     reader: deps.reader,
