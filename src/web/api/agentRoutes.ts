@@ -36,7 +36,7 @@ export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
     } catch (error) {
       // SPEC "Errors": a store error on a registry miss is a 500 on the API.
       deps.logger.error({ err: error, uid }, 'agent store read failed');
-      return ctx.throw(500, 'agent store unavailable');
+      return ctx.throw(500, 'agent store unavailable', { expose: true });
     }
     if (agent === undefined) return ctx.throw(404, `agent ${JSON.stringify(id)} not found`);
     sendJson(ctx, 200, agentDetail(agent));

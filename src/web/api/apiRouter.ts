@@ -77,7 +77,7 @@ export function createApiMiddleware(deps: ApiDeps): Middleware {
       await routes(ctx, () => allowedMethods(ctx, noop) as Promise<void>);
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 405) ctx.throw(405, `method ${ctx.method} is not allowed on ${ctx.path}`);
-        if (ctx.status === 501) ctx.throw(501, `method ${ctx.method} is not implemented`);
+        if (ctx.status === 501) ctx.throw(501, `method ${ctx.method} is not implemented`, { expose: true });
         ctx.throw(404, `no API endpoint at ${ctx.path}`);
       }
     } catch (error) {

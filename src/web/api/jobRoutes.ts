@@ -13,7 +13,7 @@ export const maxJobBodyBytes = 64 * 1024;
 export function jobRoutes(router: ApiRouter, deps: ApiDeps): void {
   router.post('/api/jobs', async (ctx) => {
     const store = deps.jobStore;
-    if (store === undefined) return ctx.throw(503, 'jobs need persistence: database.host is not set');
+    if (store === undefined) return ctx.throw(503, 'jobs need persistence: database.host is not set', { expose: true });
     const body = await readJsonBody(ctx.req, maxJobBodyBytes);
     if (!body.ok) {
       // The unread rest of an oversized body is not worth keeping the connection for.
@@ -27,7 +27,7 @@ export function jobRoutes(router: ApiRouter, deps: ApiDeps): void {
       job = await store.create(valid.job);
     } catch (error) {
       deps.logger.error({ err: error }, 'job store create failed');
-      return ctx.throw(500, 'could not create the job');
+      return ctx.throw(500, 'could not create the job', { expose: true });
     }
     sendJson(ctx, 201, job);
   });

@@ -1,6 +1,7 @@
 // The one error path of /api/*: every failure becomes `{"error": "..."}` with its status and
 // Content-Type application/json. HTTP errors (ctx.throw) keep their status and message; anything
-// else is a 500 whose details go to the log, not to the client.
+// else is a 500 whose details go to the log, not to the client. 5xx messages reach the client only
+// when thrown with `expose: true` (our own wording, never an internal error text).
 
 import type { Context } from 'koa';
 import type { Logger } from '../../io/logger.ts';
