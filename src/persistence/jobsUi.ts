@@ -33,7 +33,7 @@ function toRequest(ctx: Context, body: Buffer | undefined): Request {
   }
   const init: RequestInit = { method: ctx.method, headers };
   if (body !== undefined) init.body = body;
-  return new Request(new URL(ctx.originalUrl, ctx.origin), init);
+  return new Request(new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host}`), init);
 }
 
 function writeResponse(ctx: Context, response: Response): void {
