@@ -65,6 +65,27 @@ describe('fleet reader', () => {
       expect(page).to.include({ total: 3, partial: false });
     });
 
+    it('reads only offset + limit entries of the ordered index for an unfiltered page', async () => {
+      let visited = 0;
+      const counting = {
+        ...registry,
+        size: registry.size,
+        ordered: function* () {
+          for (const a of registry.ordered()) {
+            visited++;
+            yield a;
+          }
+        },
+        values: () => {
+          throw new Error('an unfiltered page must not scan the fleet');
+        },
+      };
+      const reader = createFleetReader({ registry: counting });
+      const page = await reader.listPage(matchAll, { limit: 1, offset: 1 }, 'api');
+      expect(uids(page.agents)).to.deep.equal([uidOf(4)]);
+      expect(visited).to.be.at.most(3);
+    });
+
     it('filters before paging and counts the filtered set', async () => {
       const reader = createFleetReader({ registry });
       const page = await reader.listPage(filterOf('match=env=dev'), { limit: 1, offset: 1 }, 'api');
