@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { VirtualTimeScheduler } from 'rxjs';
 import type { App } from '../../../src/app.ts';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
-import type { InstanceUid } from '../../../src/events/ids.ts';
+import type { ConnectionId, InstanceUid } from '../../../src/events/ids.ts';
+import { Registry as PromRegistry } from 'prom-client';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { createEventBus } from '../../../src/events/bus.ts';
+import { createComplianceCounters } from '../../../src/projections/compliance/complianceCounters.ts';
+import { createFleetCountersProjection } from '../../../src/projections/metrics/fleetCounters.ts';
+import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
+import { registerFleetMetrics } from '../../../src/web/telemetry/fleetMetrics.ts';
 import { encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
 import { fleetCounts } from '../../../src/projections/registry/fleetCounts.ts';
 import { agentMessage, description, newUid, postHttp, WsAgent } from '../../support/agentClient.ts';
@@ -212,5 +219,90 @@ describe('fleet metrics (/metrics/fleet)', () => {
     expect(m.value('svc_agent_missing_attributes_total', { attribute: 'deployment.environment' })).to.equal(
       1,
     );
+  });
+});
+
+describe('fleet registry fed by events (no listener)', () => {
+  const uid = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;
+  const at = 1_700_000_000_000;
+  const session = {
+    connectionId: 1 as ConnectionId,
+    transport: 'http' as const,
+    viaGateway: true,
+    remoteAddr: 'x',
+    tlsSubject: null,
+  };
+
+  function collector(limit: number, requiredAttributes: string[] = []) {
+    const bus = createEventBus();
+    const onError = (_p: string, e: unknown) => {
+      throw e;
+    };
+    const registry = createRegistryProjection(bus.events$, onError);
+    const compliance = createComplianceCounters(bus.events$, onError);
+    const counters = createFleetCountersProjection(bus.events$, onError);
+    const fleet = new PromRegistry();
+    registerFleetMetrics({
+      register: fleet,
+      agents: registry,
+      counters,
+      compliance,
+      perAgentSeriesLimit: limit,
+      requiredAttributes,
+    });
+    const read = async () =>
+      new Map(parsePrometheusTextFormat(await fleet.metrics()).map((f) => [f.name, f]));
+    return { bus, read };
+  }
+
+  it('turns published events into counter and gauge values', async () => {
+    const { bus, read } = collector(10, ['env']);
+    bus.publish({ type: 'AgentConnected', at, data: { uid: uid(1), session } });
+    bus.publish({
+      type: 'AgentHealthReported',
+      at,
+      data: {
+        uid: uid(1),
+        health: {
+          healthy: false,
+          startTimeNanos: 0n,
+          lastError: 'x',
+          status: '',
+          statusTimeNanos: 0n,
+          components: {},
+        },
+      },
+    });
+    bus.publish({
+      type: 'AgentComplianceChanged',
+      at,
+      data: {
+        uid: uid(1),
+        missing: ['env'],
+        conflicts: ['connected'],
+        newlyMissing: ['env'],
+        newlyConflicting: ['connected'],
+      },
+    });
+    const m = await read();
+    const one = (name: string, labels: Record<string, string> = {}) =>
+      m.get(name)?.metrics.find((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v))?.value;
+    expect(one('svc_agents_connected', { transport: 'http', via: 'gateway' })).to.equal('1');
+    expect(one('svc_agent_health', { instance_uid: uid(1) })).to.equal('0');
+    expect(one('svc_agent_last_seen_timestamp_seconds', { instance_uid: uid(1) })).to.equal(
+      String(at / 1000),
+    );
+    expect(one('svc_agent_missing_attributes_total', { attribute: 'env' })).to.equal('1');
+    expect(one('svc_agent_reserved_attribute_conflicts_total', { attribute: 'connected' })).to.equal('1');
+    expect(one('svc_agent_reports_total', { type: 'health' })).to.equal('1');
+    expect(one('svc_agents_noncompliant')).to.equal('1');
+  });
+
+  it('gives the same values on every scrape while nothing happens', async () => {
+    const { bus, read } = collector(10);
+    bus.publish({ type: 'AgentConnected', at, data: { uid: uid(1), session } });
+    const first = JSON.stringify([...(await read()).entries()]);
+    const second = JSON.stringify([...(await read()).entries()]);
+    expect(second).to.equal(first);
   });
 });
