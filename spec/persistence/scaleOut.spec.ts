@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import type pg from 'pg';
+import { agentMessage, description, newUid, WsAgent } from '../support/agentClient.ts';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { eventually } from './eventually.ts';
+import { startReplica, type Replica } from './replica.ts';
+
+// Short heartbeats so evictions happen within seconds: disconnect after 1.5 s, evict after 3 s.
+const fleet = { heartbeat_interval: '1s', stale_missed_heartbeats: 3 };
+
+const getAgent = async (replica: Replica, uid: string) => {
+  const res = await fetch(`${replica.ui}/api/agents/${uid}`);
+  return { status: res.status, body: res.status === 200 ? ((await res.json()) as Record<string, unknown>) : undefined };
+};
+
+/** Keeps an agent alive on one replica: a message every 300 ms. */
+function heartbeat(agent: WsAgent, uid: string): () => void {
+  const timer = setInterval(() => void agent.send(agentMessage(uid)).catch(() => undefined), 300);
+  return () => clearInterval(timer);
+}
+
+describe('three replicas on one database (scale-out)', function () {
+  this.timeout(90_000);
+  let db: TestDatabase;
+  let sql: pg.Client;
+  let replicas: Replica[] = [];
+
+  before(async () => {
+    db = await createTestDatabase();
+    sql = await db.client();
+    // Started at the same moment: migrations serialise on the advisory lock.
+    replicas = await Promise.all(['a', 'b', 'c'].map((name) => startReplica(name, { database: db.config, fleet })));
+  });
+  after(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await sql.end();
+    await db.drop();
+  });
+
+  it('migrates once when every replica starts at the same moment', async () => {
+    const applied = await sql.query('SELECT index FROM atdatabases_migrations_applied ORDER BY index');
+    expect(applied.rows.map((r: { index: number }) => r.index)).to.deep.equal([1, 2, 3, 4]);
+  });
+
+  it('answers for an agent connected to A from B and C within one flush', async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const uid = newUid();
+    const agent = await WsAgent.open(a.opamp);
+    const stop = heartbeat(agent, uid);
+    try {
+      await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'edge' }) }));
+      for (const sibling of [b, c]) {
+        const found = await eventually(async () => {
+          const r = await getAgent(sibling, uid);
+          return r.status === 200 && r.body;
+        }, `replica ${sibling.name} to answer`, { timeoutMs: 12_000 });
+        expect(found.identifying_attributes).to.deep.equal({ 'service.name': 'edge' });
+        const list = (await (await fetch(`${sibling.ui}/api/agents?service.name=edge`)).json()) as { agents: { instance_uid: string }[]; partial: boolean };
+        expect(list.agents.map((x) => x.instance_uid)).to.include(uid);
+        expect(list.partial).to.equal(false);
+      }
+    } finally {
+      stop();
+      await agent.close();
+    }
+  });
+
+  it('keeps an agent that moved from A to B visible after A evicts its stale copy', async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const uid = newUid();
+    const first = await WsAgent.open(a.opamp);
+    const stopFirst = heartbeat(first, uid);
+    await first.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'mover' }) }));
+    await eventually(async () => (await getAgent(b, uid)).status === 200, 'the first flush on A', { timeoutMs: 12_000 });
+    stopFirst();
+    await first.close();
+    const second = await WsAgent.open(b.opamp);
+    const stop = heartbeat(second, uid);
+    try {
+      await second.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'mover' }) }));
+      // A evicts its copy after 3 s of silence; the counter moves once the soft delete was written.
+      await eventually(async () => {
+        const text = await (await fetch(`${a.telemetry}/metrics/fleet`)).text();
+        return /^svc_agents_evicted_total [1-9]/m.test(text);
+      }, 'A to evict and soft-delete its copy', { timeoutMs: 20_000 });
+      const row = await sql.query('SELECT evicted_at FROM agents WHERE instance_uid = $1', [uid]);
+      expect(row.rows).to.deep.equal([{ evicted_at: null }]);
+      for (const replica of [a, b, c]) expect((await getAgent(replica, uid)).status, replica.name).to.equal(200);
+    } finally {
+      stop();
+      await second.close();
+    }
+  });
+});
