@@ -41,8 +41,14 @@ function countsByKey(
 }
 
 export function registerFleetMetrics(deps: FleetMetricsDeps): void {
-  const { register: registers, agents, counters, compliance } = deps;
-  const on = { registers: [registers] };
+  registerFleetGauges(deps);
+  registerFleetCounters(deps);
+}
+
+/** Gauges from the registry, one pass per scrape; svc_gateway_connections from the counters projection. */
+function registerFleetGauges(deps: FleetMetricsDeps): void {
+  const { agents, counters } = deps;
+  const on = { registers: [deps.register] };
 
   const health = new Gauge({
     name: 'svc_agent_health',
@@ -120,7 +126,12 @@ export function registerFleetMetrics(deps: FleetMetricsDeps): void {
       this.set(counters.current().gatewayConnections);
     },
   });
+}
 
+/** Counters: the projections are the source of truth, copied into prom-client at collect() time. */
+function registerFleetCounters(deps: FleetMetricsDeps): void {
+  const { counters, compliance } = deps;
+  const on = { registers: [deps.register] };
   const counter = (name: string, help: string, read: () => number) =>
     new Counter({
       name,
