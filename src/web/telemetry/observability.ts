@@ -69,7 +69,9 @@ export function createObservability(deps: ObservabilityDeps): Observability {
     perAgentSeriesLimit: config.metrics.per_agent_series_limit,
     requiredAttributes: config.fleet.required_attributes,
   });
-  const profiler: Profiler | undefined = config.debug.pprof_enabled ? createProfiler() : undefined;
+  const profiler: Profiler | undefined = config.debug.pprof_enabled
+    ? createProfiler((message, error) => deps.logger.warn({ err: error }, message))
+    : undefined;
 
   return {
     metrics: {

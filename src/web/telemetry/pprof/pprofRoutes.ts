@@ -49,7 +49,10 @@ export function mountPprof(router: Router, profiler: Profiler): void {
     const result = await profiler.cpu(seconds, gone.signal);
     if (!result.ok) {
       if (result.reason === 'busy') return ctx.throw(409, 'a CPU profile is already running');
-      return ctx.throw(503, 'profile cut short');
+      // Expected during shutdown (or when the client left): an answer, not an error to report.
+      ctx.status = 503;
+      ctx.body = 'profile cut short: the service is stopping';
+      return;
     }
     ctx.set(download('profile'));
     ctx.body = result.pprof;

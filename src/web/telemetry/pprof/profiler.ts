@@ -25,7 +25,10 @@ export interface Profiler {
   stop(): Promise<void>;
 }
 
-export function createProfiler(now: () => number = Date.now): Profiler {
+export function createProfiler(
+  onWarning: (message: string, error: unknown) => void,
+  now: () => number = Date.now,
+): Profiler {
   const session = new Session();
   const stopping = new AbortController();
   let cpuInFlight: Promise<CpuResult> | undefined;
@@ -69,7 +72,8 @@ export function createProfiler(now: () => number = Date.now): Profiler {
   return {
     start: async () => {
       session.connect();
-      await startHeapSampling();
+      // V8 has one sampling heap profiler per process (another session may hold it): heap() retries.
+      await startHeapSampling().catch((error: unknown) => onWarning('heap sampling not started', error));
     },
     cpu,
     heap,
