@@ -1,0 +1,88 @@
+// Servers under test, each in its own process: this service (`node src/main.ts -config FILE`, the
+// same as `npx node src/main.ts -config FILE` without npx's wrapper process, so the PID measured is
+// the server's), or one of the bare baselines in tools/bench/bare/. Every listener is on 127.0.0.1.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface ServerProcess {
+  readonly kind: string;
+  readonly pid: number;
+  /** OpAMP base URL (http://127.0.0.1:port). */
+  readonly opampUrl: string;
+  readonly uiUrl: string;
+  readonly telemetryUrl: string;
+  stop(): Promise<void>;
+}
+
+function waitForLine(child: ChildProcess, stream: NodeJS.ReadableStream, match: (line: string) => Record<string, string> | undefined, what: string) {
+  return new Promise<Record<string, string>>((resolve, reject) => {
+    const lines = createInterface({ input: stream });
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within 30 s`)), 30_000);
+    lines.on('line', (line) => {
+      const found = match(line);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code} before it was ready`));
+    });
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+}
+
+/** Starts the service with `config` (YAML keys as an object) merged over bench defaults. */
+export async function startService(dir: string, config: Record<string, unknown> = {}): Promise<ServerProcess> {
+  const file = join(dir, `service-${Date.now()}.json`);
+  const base = {
+    listeners: { opamp: '127.0.0.1:0', ui: '127.0.0.1:0', telemetry: '127.0.0.1:0' },
+    log: { level: 'info', format: 'json' },
+    shutdown: { drain_delay: '0s' },
+    opamp: { max_connections: 200_000 },
+  };
+  // JSON is YAML: the config loader reads it as it is.
+  writeFileSync(file, JSON.stringify({ ...base, ...config }));
+  const child = spawn(process.execPath, [join(repoRoot, 'src/main.ts'), '-config', file], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const urls = await waitForLine(
+    child,
+    child.stderr,
+    (line) => {
+      if (!line.includes('"listening"')) return undefined;
+      const parsed = JSON.parse(line) as Record<string, string>;
+      return parsed.opamp ? parsed : undefined;
+    },
+    'the service',
+  );
+  child.stderr.resume();
+  return { kind: 'service', pid: child.pid!, opampUrl: urls.opamp!, uiUrl: urls.ui!, telemetryUrl: urls.telemetry!, stop: stopper(child) };
+}
+
+/** Starts a bare baseline server (tools/bench/bare/<name>.ts), which prints {"url": ...} when ready. */
+export async function startBare(name: 'bareWsServer' | 'bareHttpServer'): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [join(repoRoot, `tools/bench/bare/${name}.ts`)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const { url } = await waitForLine(child, child.stdout, (line) => (line.startsWith('{') ? (JSON.parse(line) as Record<string, string>) : undefined), name);
+  return { kind: name, pid: child.pid!, opampUrl: url!, uiUrl: '', telemetryUrl: '', stop: stopper(child) };
+}

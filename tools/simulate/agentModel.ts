@@ -1,0 +1,109 @@
+// One simulated agent's protocol state and the messages it sends: a full status report first (and
+// whenever the server asks for full state), heartbeats otherwise, health that flaps at a chosen rate,
+// sequence numbers that go up by one per message and restart at 0 when the agent "restarts".
+
+import { randomUUID } from 'node:crypto';
+import { encodeAgentToServer } from '../../src/io/opamp/codec.ts';
+import { instanceUidBytes } from '../../src/io/opamp/instanceUid.ts';
+import { describeAgent } from './descriptions.ts';
+
+/** ReportsStatus | ReportsEffectiveConfig | ReportsHealth | ReportsHeartbeat. */
+export const simulatedCapabilities = 0x1 | 0x4 | 0x800 | 0x2000;
+const ReportFullState = 1;
+
+export interface SimAgent {
+  /** Slot in the fleet (stable across "new agent" churn, which replaces the uid). */
+  readonly index: number;
+  uid: string;
+  uidBytes: Uint8Array;
+  /** Hex of the uid bytes: how replies are routed back on a gateway. */
+  uidKey: string;
+  sequenceNum: number;
+  healthy: boolean;
+  needsFullState: boolean;
+  /** Set once the first reply arrived (the server has registered it). */
+  registered: boolean;
+  /** Send times of messages not yet answered (reply latency). */
+  readonly pending: number[];
+}
+
+export interface MessageOptions {
+  readonly configBytes: number;
+  readonly attributes: number;
+}
+
+export function createSimAgent(index: number): SimAgent {
+  const agent = { index, pending: [], sequenceNum: 0, healthy: true, needsFullState: true, registered: false } as unknown as SimAgent;
+  renew(agent);
+  return agent;
+}
+
+/** A new identity in the same slot ("new agent" churn). */
+export function renew(agent: SimAgent): void {
+  agent.uid = randomUUID();
+  agent.uidBytes = instanceUidBytes(agent.uid);
+  agent.uidKey = Buffer.from(agent.uidBytes).toString('hex');
+  agent.sequenceNum = 0;
+  agent.needsFullState = true;
+  agent.registered = false;
+  agent.pending.length = 0;
+}
+
+const configCache = new Map<number, Buffer>();
+
+/** A YAML-looking effective config of exactly `bytes` bytes (shared between agents: same size, same body). */
+function configBody(bytes: number): Buffer {
+  let body = configCache.get(bytes);
+  if (body === undefined) {
+    const head = 'receivers:\n  otlp:\n    protocols: { grpc: {}, http: {} }\nexporters:\n  otlphttp:\n    endpoint: https://collector.example:4318\n# ';
+    body = Buffer.alloc(bytes, 'x');
+    body.write(head.slice(0, bytes));
+    configCache.set(bytes, body);
+  }
+  return body;
+}
+
+function health(agent: SimAgent) {
+  const nowNanos = BigInt(Date.now()) * 1_000_000n;
+  return {
+    healthy: agent.healthy,
+    startTimeUnixNano: nowNanos.toString(),
+    statusTimeUnixNano: nowNanos.toString(),
+    status: agent.healthy ? 'StatusOK' : 'StatusRecoverableError',
+    lastError: agent.healthy ? '' : 'exporter otlphttp: connection refused',
+  };
+}
+
+/** The next message of this agent. `flap` toggles health and reports it. */
+export function nextMessage(agent: SimAgent, options: MessageOptions, flap = false): Uint8Array {
+  const fields: Record<string, unknown> = {
+    instanceUid: agent.uidBytes,
+    sequenceNum: agent.sequenceNum++,
+    capabilities: simulatedCapabilities,
+  };
+  if (flap) agent.healthy = !agent.healthy;
+  if (agent.needsFullState) {
+    agent.needsFullState = false;
+    fields.agentDescription = describeAgent(agent.index, agent.uid, options.attributes);
+    fields.health = health(agent);
+    fields.effectiveConfig = { configMap: { configMap: { 'collector.yaml': { body: configBody(options.configBytes), contentType: 'text/yaml' } } } };
+  } else if (flap) {
+    fields.health = health(agent);
+  }
+  return encodeAgentToServer(fields);
+}
+
+export function disconnectMessage(agent: SimAgent): Uint8Array {
+  return encodeAgentToServer({
+    instanceUid: agent.uidBytes,
+    sequenceNum: agent.sequenceNum++,
+    capabilities: simulatedCapabilities,
+    agentDisconnect: {},
+  });
+}
+
+/** Reads what matters in a reply: a request for full state. */
+export function onReply(agent: SimAgent, flags: unknown): void {
+  agent.registered = true;
+  if ((Number(flags ?? 0) & ReportFullState) !== 0) agent.needsFullState = true;
+}
