@@ -42,8 +42,67 @@ function highlightJson(body: string): Token[] {
   return out;
 }
 
-const yamlKey = /^(\s*)(-\s+)?((?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"{}[\],][^:#]*?))(\s*:)(?=\s|$)/;
 const yamlListItem = /^(\s*)(-)(?=\s|$)/;
+
+interface KeyLine {
+  readonly indent: string;
+  readonly dash: string;
+  readonly key: string;
+  readonly colon: string;
+  readonly rest: string;
+}
+
+/** End index of a quoted key starting at `i` (the index after its closing quote), or -1. */
+function quotedEnd(line: string, i: number): number {
+  const quote = line[i];
+  for (let j = i + 1; j < line.length; j++) {
+    if (quote === '"' && line[j] === '\\') j++;
+    else if (line[j] === quote) return j + 1;
+  }
+  return -1;
+}
+
+/**
+ * `indent [- ]key: rest` found by one left-to-right scan (no backtracking regex: the body comes from an
+ * agent and may be hostile). The key ends at the first `:` followed by whitespace or the line end.
+ */
+function splitKey(line: string): KeyLine | undefined {
+  let i = 0;
+  while (line[i] === ' ' || line[i] === '\t') i++;
+  const indent = line.slice(0, i);
+  let dash = '';
+  if (line[i] === '-' && (line[i + 1] === ' ' || line[i + 1] === '\t')) {
+    let j = i + 1;
+    while (line[j] === ' ' || line[j] === '\t') j++;
+    dash = line.slice(i, j);
+    i = j;
+  }
+  const start = i;
+  const first = line[i];
+  if (first === undefined || '#{}[],&*!|>%@`'.includes(first)) return undefined;
+  let end: number;
+  if (first === '"' || first === "'") {
+    end = quotedEnd(line, i);
+    if (end < 0) return undefined;
+  } else {
+    end = -1;
+    for (let j = i; j < line.length; j++) {
+      const c = line[j];
+      if (c === '#' && (line[j - 1] === ' ' || line[j - 1] === '\t')) return undefined;
+      if (c === ':' && (j + 1 === line.length || line[j + 1] === ' ' || line[j + 1] === '\t')) {
+        end = j;
+        break;
+      }
+    }
+    if (end < 0) return undefined;
+  }
+  const keyText = line.slice(start, end);
+  const key = keyText.trimEnd();
+  let k = end;
+  while (line[k] === ' ' || line[k] === '\t') k++;
+  if (line[k] !== ':' || (k + 1 < line.length && line[k + 1] !== ' ' && line[k + 1] !== '\t')) return undefined;
+  return { indent, dash, key, colon: keyText.slice(key.length) + line.slice(end, k + 1), rest: line.slice(k + 1) };
+}
 
 function yamlScalar(text: string): Token[] {
   const comment = /(^|\s)#/.exec(text);
@@ -74,14 +133,13 @@ function yamlScalar(text: string): Token[] {
 function highlightYamlLine(line: string): Token[] {
   if (/^\s*#/.test(line)) return [{ c: 'com', v: line }];
   if (/^(---|\.\.\.)\s*$/.test(line)) return [{ c: 'punct', v: line }];
-  const key = yamlKey.exec(line);
+  const key = splitKey(line);
   if (key) {
-    const [whole, indent = '', dash, name = '', colon = ''] = key;
     const out: Token[] = [];
-    if (indent) out.push({ c: '', v: indent });
-    if (dash) out.push({ c: 'punct', v: dash });
-    out.push({ c: 'key', v: name }, { c: 'punct', v: colon });
-    return [...out, ...yamlScalar(line.slice(whole.length))];
+    if (key.indent) out.push({ c: '', v: key.indent });
+    if (key.dash) out.push({ c: 'punct', v: key.dash });
+    out.push({ c: 'key', v: key.key }, { c: 'punct', v: key.colon });
+    return [...out, ...yamlScalar(key.rest)];
   }
   const item = yamlListItem.exec(line);
   if (item) {
