@@ -1,6 +1,10 @@
 // The registry adapter: folds agent events into a Map keyed by instance UID and keeps an index
-// ordered by instance UID (a B+ tree), so a page of the fleet costs O(offset + limit), not a sort.
-// Cost per event is one Map lookup (plus O(log n) on registration and eviction), never a fleet copy.
+// ordered by instance UID (a B+ tree), so listing the fleet in order never sorts it. Cost per event is
+// one Map lookup (plus O(log n) on registration and eviction), never a fleet copy.
+//
+// Both structures hold the same small mutable slot per agent, so an update replaces the state in the
+// slot without touching the tree. Ordered reads walk a snapshot array of the slots, rebuilt from the
+// tree (a linear walk, not a sort) only after the membership changed since the last ordered read.
 
 import BTreeModule from 'sorted-btree';
 import type { Observable, Subscription } from 'rxjs';
@@ -28,25 +32,36 @@ export interface RegistryProjection extends Registry {
 
 export type ProjectionErrorHandler = (projection: string, error: unknown) => void;
 
+interface Slot {
+  state: AgentState;
+}
+
 export function createRegistryProjection(
   events$: Observable<FleetEvent>,
   onError: ProjectionErrorHandler,
 ): RegistryProjection {
-  const agents = new Map<InstanceUid, AgentState>();
-  const index = new BTree<InstanceUid, undefined>();
+  const agents = new Map<InstanceUid, Slot>();
+  const index = new BTree<InstanceUid, Slot>();
+  let snapshot: Slot[] | null = [];
 
   function apply(event: FleetEvent): void {
     if (!isAgentEvent(event)) return;
     const uid = event.data.uid;
-    const before = agents.get(uid);
+    const slot = agents.get(uid);
+    const before = slot?.state;
     const after = evolveAgent(before, event);
     if (after === before) return;
     if (after === undefined) {
       agents.delete(uid);
       index.delete(uid);
+      snapshot = null;
+    } else if (slot === undefined) {
+      const fresh = { state: after };
+      agents.set(uid, fresh);
+      index.set(uid, fresh);
+      snapshot = null;
     } else {
-      if (before === undefined) index.set(uid, undefined);
-      agents.set(uid, after);
+      slot.state = after;
     }
   }
 
@@ -60,20 +75,34 @@ export function createRegistryProjection(
     },
   });
 
-  function* ordered(): IterableIterator<AgentState> {
-    for (const uid of index.keys()) {
-      const agent = agents.get(uid);
-      if (agent !== undefined) yield agent;
+  function orderedSlots(): Slot[] {
+    if (snapshot === null) {
+      const rebuilt: Slot[] = new Array<Slot>(index.size);
+      let i = 0;
+      index.forEach((slot) => {
+        rebuilt[i++] = slot;
+      });
+      snapshot = rebuilt;
     }
+    return snapshot;
+  }
+
+  function* ordered(): IterableIterator<AgentState> {
+    // A later membership change replaces the snapshot; this walk keeps the array it started with.
+    for (const slot of orderedSlots()) yield slot.state;
+  }
+
+  function* values(): IterableIterator<AgentState> {
+    for (const slot of agents.values()) yield slot.state;
   }
 
   return {
-    get: (uid) => agents.get(uid),
+    get: (uid) => agents.get(uid)?.state,
     get size() {
       return agents.size;
     },
     ordered,
-    values: () => agents.values(),
+    values,
     stop: () => subscription.unsubscribe(),
   };
 }
