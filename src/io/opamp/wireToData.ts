@@ -101,7 +101,9 @@ export function toHealth(h: WireComponentHealth, depth = 0): ComponentHealth {
 export function toEffectiveConfig(e: NonNullable<WireAgentToServer['effectiveConfig']>): EffectiveConfig {
   const out: Record<string, { body: string; contentType: string }> = {};
   for (const [name, file] of Object.entries(e.configMap?.configMap ?? {})) {
-    out[name] = { body: utf8.decode(file.body ?? new Uint8Array()), contentType: file.contentType ?? '' };
+    // protobufjs leaves an absent bytes field as its default, a plain empty array, not a Uint8Array.
+    const body = file.body instanceof Uint8Array ? file.body : new Uint8Array();
+    out[name] = { body: utf8.decode(body), contentType: file.contentType ?? '' };
   }
   return out;
 }
