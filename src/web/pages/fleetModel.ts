@@ -96,6 +96,7 @@ export function tableLocals(req: FleetRequest, table: FleetTable, partial: boole
   const filtered = req.filter !== undefined && !req.filter.empty;
   return {
     rows: table.rows,
+    filtered,
     partial,
     error,
     pollUrl: pollUrl(req),

@@ -47,7 +47,6 @@ export function mountFleetPage(router: Router, deps: PagesDeps): void {
       title: 'Fleet',
       nav: 'fleet',
       now: deps.now(),
-      fleetSize: deps.registry.size,
       form: formLocals(req),
       ...table,
     });

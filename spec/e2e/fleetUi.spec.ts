@@ -1,0 +1,160 @@
+// End to end in real headless Chromium (Debian's `chromium`, driven by playwright-core): the service
+// runs in-process, real agents connect over WebSocket, and the browser uses the pages as an operator
+// would. Screenshots of each page go to artifacts/ (gitignored). Without Chromium the suite is skipped
+// with the reason, except under CI=true, where a missing browser fails it.
+
+import { expect } from 'chai';
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { App } from '../../src/app.ts';
+import { startApp } from '../support/startApp.ts';
+import { connectAgent, type TestAgent } from '../web/pages/pagesHarness.ts';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const artifacts = new URL('../../artifacts/', import.meta.url);
+const launchArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The little of the DOM the page functions use (the project compiles without the DOM lib). */
+interface Win {
+  readonly document: {
+    querySelectorAll(selector: string): Iterable<{ readonly textContent: string | null; readonly value?: string }>;
+    querySelector(selector: string): { readonly textContent: string | null } | null;
+    readonly documentElement: { readonly dataset: Record<string, string | undefined> };
+  };
+}
+
+const names = (page: Page) => page.locator('#fleet-table .agent-name').allTextContents();
+
+/** Waits until the fleet table (refreshed by polling) lists exactly `expected`, in any order. */
+async function waitForNames(page: Page, expected: string[]): Promise<void> {
+  await page.waitForFunction(
+    (want) => {
+      const got = [...(globalThis as unknown as Win).document.querySelectorAll('#fleet-table .agent-name')].map((a) => a.textContent).sort();
+      return JSON.stringify(got) === JSON.stringify([...want].sort());
+    },
+    expected,
+    { timeout: 20_000 },
+  );
+}
+
+describe('web UI in a real browser', function () {
+  this.timeout(120_000);
+  let app: App | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const agents: TestAgent[] = [];
+  const problems: string[] = [];
+
+  before(async function () {
+    if (!existsSync(executablePath)) {
+      const reason = `Chromium not found at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`;
+      if (process.env.CI === 'true') throw new Error(`${reason}; CI requires the browser spec to run`);
+      console.log(`      skipped: ${reason}`);
+      this.skip();
+    }
+    mkdirSync(artifacts, { recursive: true });
+    app = await startApp({ config: { ui: { poll_interval: '300ms' } } });
+    agents.push(await connectAgent(app, { identifying: { 'service.name': 'alpha', 'service.version': '1.2.0' }, nonIdentifying: { env: 'prod', 'host.name': 'node-1' }, healthy: true }));
+    agents.push(await connectAgent(app, { identifying: { 'service.name': 'bravo', 'service.version': '1.3.0' }, nonIdentifying: { env: 'dev', 'host.name': 'node-2' }, healthy: false }));
+    agents.push(await connectAgent(app, { identifying: { 'service.name': 'charlie' }, nonIdentifying: { env: 'prod', 'host.name': 'node-3' } }));
+    browser = await chromium.launch({ executablePath, args: launchArgs });
+    page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('request', (r) => {
+      if (!r.url().startsWith(app!.urls.ui)) problems.push(`external request: ${r.url()}`);
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    for (const a of agents) await a.ws.close();
+    await app?.stop();
+  });
+
+  it('lists the connected agents on the fleet page', async () => {
+    await page.goto(`${app!.urls.ui}/`);
+    expect((await names(page)).sort()).to.deep.equal(['alpha', 'bravo', 'charlie']);
+    expect(await page.locator('.table-foot').textContent()).to.include('Showing 1–3 of 3');
+    // htmx was told (meta htmx-config) not to inject its indicator <style>, which the CSP would block.
+    expect(await page.evaluate(() => [...(globalThis as unknown as Win).document.querySelectorAll('style')].length)).to.equal(0);
+    await page.screenshot({ path: new URL('fleet.png', artifacts).pathname, fullPage: true });
+  });
+
+  it('completes attribute keys and then values in the matcher input', async () => {
+    const options = () => page.locator('#matcher-options option').evaluateAll((els) => els.map((e) => (e as { value: string }).value));
+    await page.fill('input[data-matcher]', 'en');
+    await page.waitForFunction(() => [...(globalThis as unknown as Win).document.querySelectorAll('#matcher-options option')].length > 0);
+    expect(await options()).to.include('env=');
+    await page.fill('input[data-matcher]', 'env=p');
+    await page.waitForFunction(() =>
+      [...(globalThis as unknown as Win).document.querySelectorAll('#matcher-options option')].some((o) => o.value === 'env=prod'),
+    );
+    expect(await options()).to.deep.equal(['env=prod']);
+  });
+
+  it('applies a matcher filter and keeps it while the table polls for changes', async () => {
+    await page.fill('input[data-matcher]', 'env=prod');
+    await Promise.all([page.waitForURL(/match=env%3Dprod/), page.press('input[data-matcher]', 'Enter')]);
+    expect(page.url()).not.to.match(/healthy=/);
+    expect((await names(page)).sort()).to.deep.equal(['alpha', 'charlie']);
+    agents.push(await connectAgent(app!, { identifying: { 'service.name': 'delta' }, nonIdentifying: { env: 'prod' }, healthy: true }));
+    agents.push(await connectAgent(app!, { identifying: { 'service.name': 'echo' }, nonIdentifying: { env: 'dev' }, healthy: true }));
+    await waitForNames(page, ['alpha', 'charlie', 'delta']);
+    await page.screenshot({ path: new URL('fleet-filtered.png', artifacts).pathname, fullPage: true });
+  });
+
+  it('changes the table from the health select and from a sortable header', async () => {
+    await Promise.all([page.waitForURL(/healthy=true/), page.selectOption('select[name="healthy"]', 'true')]);
+    await waitForNames(page, ['alpha', 'delta']);
+    await Promise.all([page.waitForURL(/sort=name/), page.click('th a:text("Name")')]);
+    await Promise.all([page.waitForURL(/order=desc/), page.click('th a:text("Name")')]);
+    expect(await names(page)).to.deep.equal(['delta', 'alpha']);
+    expect(page.url()).to.match(/match=env%3Dprod/);
+  });
+
+  it('follows an agent link to its detail page and refreshes the detail fragment', async () => {
+    await Promise.all([page.waitForURL(/\/agents\//), page.click('#fleet-table .agent-name:text("alpha")')]);
+    expect(await page.locator('h1').textContent()).to.equal('alpha');
+    expect(await page.locator('#agent-detail').textContent()).to.include(agents[0]!.uid);
+    const refreshed = page.waitForResponse((r) => r.url().includes('/partials/agents/') && r.status() === 200);
+    await page.click('#agent-detail button:text("Refresh")');
+    await refreshed;
+    await page.locator('#agent-detail h1').waitFor();
+    expect(await page.locator('#agent-detail h1').textContent()).to.equal('alpha');
+    await page.screenshot({ path: new URL('agent.png', artifacts).pathname, fullPage: true });
+  });
+
+  it('shows live fleet counts on the status page', async () => {
+    await page.goto(`${app!.urls.ui}/status`);
+    const total = () => page.locator('.stat:has(.label:text-is("Total")) .value').textContent();
+    expect(await total()).to.equal('5');
+    agents.push(await connectAgent(app!, { identifying: { 'service.name': 'foxtrot' } }));
+    await page.waitForFunction(() => (globalThis as unknown as Win).document.querySelector('.stat .value')?.textContent === '6', undefined, { timeout: 20_000 });
+    await page.screenshot({ path: new URL('status.png', artifacts).pathname, fullPage: true });
+  });
+
+  it('switches to the dark theme from the toggle and keeps it across pages', async () => {
+    await page.click('[data-theme-toggle]');
+    await page.click('[data-theme-toggle]');
+    expect(await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.theme)).to.equal('dark');
+    await page.goto(`${app!.urls.ui}/`);
+    expect(await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.theme)).to.equal('dark');
+    await page.screenshot({ path: new URL('fleet-dark.png', artifacts).pathname, fullPage: true });
+  });
+
+  it('ran without Content-Security-Policy violations, script errors or requests to other origins', () => {
+    expect(problems).to.deep.equal([]);
+  });
+});
