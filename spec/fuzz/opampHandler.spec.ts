@@ -42,7 +42,10 @@ function harness() {
   /** The handler must answer a good message after whatever came before it. */
   const servesGoodMessage = () => {
     seq++;
-    const good = agentMessage(goodUid, { sequenceNum: seq, agentDescription: description({ 'service.name': `ok-${seq}` }) });
+    const good = agentMessage(goodUid, {
+      sequenceNum: seq,
+      agentDescription: description({ 'service.name': `ok-${seq}` }),
+    });
     const r = handler.handle(connection, good);
     expect(r.ok).to.equal(true);
     expect(registry.get(goodUid)?.description?.identifying['service.name']).to.equal(`ok-${seq}`);
@@ -63,7 +66,9 @@ const validMessage = fc
     identifying: attrs,
     nonIdentifying: attrs,
     healthy: fc.option(fc.boolean()),
-    config: fc.option(fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 64 }), { maxKeys: 3 })),
+    config: fc.option(
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 64 }), { maxKeys: 3 }),
+    ),
     disconnect: fc.boolean(),
   })
   .map((m) =>
@@ -75,7 +80,11 @@ const validMessage = fc
         ? {}
         : {
             effectiveConfig: {
-              configMap: { configMap: Object.fromEntries(Object.entries(m.config).map(([k, v]) => [k, { body: Buffer.from(v) }])) },
+              configMap: {
+                configMap: Object.fromEntries(
+                  Object.entries(m.config).map(([k, v]) => [k, { body: Buffer.from(v) }]),
+                ),
+              },
             },
           }),
       ...(m.disconnect ? { agentDisconnect: {} } : {}),
@@ -84,7 +93,12 @@ const validMessage = fc
 
 /** A valid message with bytes flipped, cut, or spliced in. */
 const mutatedMessage = fc
-  .tuple(validMessage, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }), fc.nat(), fc.uint8Array({ maxLength: 16 }))
+  .tuple(
+    validMessage,
+    fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+    fc.nat(),
+    fc.uint8Array({ maxLength: 16 }),
+  )
   .map(([bytes, flips, cut, splice]) => {
     const out = Uint8Array.from(bytes);
     for (const [i, b] of flips) out[i % out.length] = b;
@@ -158,7 +172,9 @@ describe('fuzz: OpAMP decoder and translation', function () {
           fc.constantFrom('kvlist' as const, 'array' as const, 'mixed' as const),
           fc.boolean(),
           (depth, shape, health) => {
-            const field = health ? withHealth(nestedHealth(depth)) : describedBy('deep', nestedAnyValue(depth, shape));
+            const field = health
+              ? withHealth(nestedHealth(depth))
+              : describedBy('deep', nestedAnyValue(depth, shape));
             const r = h.handler.handle(h.connection, agentToServer(uid, field));
             expect(r.ok === true || /depth|could not be processed/.test(r.error)).to.equal(true);
             h.servesGoodMessage();
@@ -180,8 +196,13 @@ describe('fuzz: OpAMP decoder and translation', function () {
       const before = process.memoryUsage().heapUsed;
       for (let round = 0; round < 2; round++) {
         // 150k attributes and 30k package statuses in one message (a few MiB on the wire).
-        const attributes = Array.from({ length: 150_000 }, (_, i) => ({ key: `k${i}`, value: { intValue: i } }));
-        const packages = Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`p${i}`, { name: `p${i}`, status: i % 7 }]));
+        const attributes = Array.from({ length: 150_000 }, (_, i) => ({
+          key: `k${i}`,
+          value: { intValue: i },
+        }));
+        const packages = Object.fromEntries(
+          Array.from({ length: 30_000 }, (_, i) => [`p${i}`, { name: `p${i}`, status: i % 7 }]),
+        );
         const bytes = encodeAgentToServer({
           instanceUid: instanceUidBytes(uids[round % uids.length]!),
           agentDescription: { identifyingAttributes: attributes, nonIdentifyingAttributes: [] },
@@ -192,7 +213,10 @@ describe('fuzz: OpAMP decoder and translation', function () {
       }
       // Replace the huge states, then nothing of the hostile messages may stay reachable.
       for (const uid of uids) {
-        const small = agentMessage(uid, { agentDescription: description({ a: 'b' }), packageStatuses: { packages: {} } });
+        const small = agentMessage(uid, {
+          agentDescription: description({ a: 'b' }),
+          packageStatuses: { packages: {} },
+        });
         expect(h.handler.handle(h.connection, small).ok).to.equal(true);
       }
       gc();

@@ -14,7 +14,11 @@ export function varint(n: number): number[] {
 }
 
 /** A length-delimited field. */
-export const ld = (field: number, bytes: readonly number[]): number[] => [(field << 3) | 2, ...varint(bytes.length), ...bytes];
+export const ld = (field: number, bytes: readonly number[]): number[] => [
+  (field << 3) | 2,
+  ...varint(bytes.length),
+  ...bytes,
+];
 const text = (field: number, s: string): number[] => ld(field, [...Buffer.from(s)]);
 /** The head of a length-delimited field whose body is `head` then `innerLength` more bytes. */
 const open = (field: number, head: readonly number[], innerLength: number): number[] => [
@@ -23,7 +27,11 @@ const open = (field: number, head: readonly number[], innerLength: number): numb
   ...head,
 ];
 
-function nest(leaf: readonly number[], depth: number, prefixOf: (level: number, innerLength: number) => number[]): Uint8Array {
+function nest(
+  leaf: readonly number[],
+  depth: number,
+  prefixOf: (level: number, innerLength: number) => number[],
+): Uint8Array {
   const prefixes: number[][] = [];
   let size = leaf.length;
   for (let level = 0; level < depth; level++) {

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { closeServer, createPlainServer, createTlsServer, listen, type ListenerTimeouts } from '../../src/io/listen.ts';
+import {
+  closeServer,
+  createPlainServer,
+  createTlsServer,
+  listen,
+  type ListenerTimeouts,
+} from '../../src/io/listen.ts';
 import { serverTlsOptions } from '../../src/io/tls/serverOptions.ts';
 import { createPki } from './tls/testPki.ts';
 
@@ -22,7 +28,10 @@ function rawExchange(server: Server, text: string): Promise<string> {
 describe('listener timeouts', () => {
   let server: Server;
   beforeEach(async () => {
-    server = await listen(createPlainServer((_req, res) => res.end('ok'), short), '127.0.0.1:0');
+    server = await listen(
+      createPlainServer((_req, res) => res.end('ok'), short),
+      '127.0.0.1:0',
+    );
   });
   afterEach(async () => {
     await closeServer(server);
@@ -42,7 +51,10 @@ describe('listener timeouts', () => {
       '127.0.0.1:0',
     );
     try {
-      const reply = await rawExchange(server2, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b');
+      const reply = await rawExchange(
+        server2,
+        'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b',
+      );
       expect(reply).to.not.include('ok');
     } finally {
       await closeServer(server2);
@@ -57,7 +69,11 @@ describe('listener timeouts', () => {
   it('drops a TLS client that never completes the handshake', async () => {
     const pki = createPki();
     const tls = await listen(
-      createTlsServer((_req, res) => res.end('ok'), { ...serverTlsOptions('ui', { ...pki.server(), ca: undefined }), handshakeTimeout: 200 }, short),
+      createTlsServer(
+        (_req, res) => res.end('ok'),
+        { ...serverTlsOptions('ui', { ...pki.server(), ca: undefined }), handshakeTimeout: 200 },
+        short,
+      ),
       '127.0.0.1:0',
     );
     try {

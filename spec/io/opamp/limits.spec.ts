@@ -11,7 +11,9 @@ import { VirtualClock } from '../../support/virtualTime.ts';
 /** An AgentToServer of exactly `size` protobuf bytes (a description attribute padded to fit). */
 function messageOfSize(uid: string, size: number): Uint8Array {
   for (let pad = Math.max(0, size - 64); pad <= size; pad++) {
-    const bytes = agentMessage(uid, { agentDescription: description({ 'service.name': 'p', pad: 'x'.repeat(pad) }) });
+    const bytes = agentMessage(uid, {
+      agentDescription: description({ 'service.name': 'p', pad: 'x'.repeat(pad) }),
+    });
     if (bytes.length === size) return bytes;
     if (bytes.length > size) break;
   }
@@ -61,7 +63,9 @@ describe('opamp.max_message_bytes', () => {
 
   it('applies the limit after gzip decompression, at its edge', async () => {
     const gzip = { 'Content-Encoding': 'gzip' };
-    expect((await postHttp(app.urls.opamp, gzipSync(messageOfSize(newUid(), max)), gzip)).status).to.equal(200);
+    expect((await postHttp(app.urls.opamp, gzipSync(messageOfSize(newUid(), max)), gzip)).status).to.equal(
+      200,
+    );
     const over = await postHttp(app.urls.opamp, gzipSync(messageOfSize(newUid(), max + 1)), gzip);
     expect(over.status).to.equal(413);
     expect(over.headers.get('retry-after')).to.equal(null);
@@ -107,7 +111,9 @@ describe('opamp.max_connections', () => {
       expect(http.headers.get('retry-after')).to.equal('30');
 
       const uid = newUid();
-      const reply = await agents[0]!.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'kept' }) }));
+      const reply = await agents[0]!.send(
+        agentMessage(uid, { agentDescription: description({ 'service.name': 'kept' }) }),
+      );
       expect(reply.capabilities).to.equal('21');
       expect(app.registry.get(uid as InstanceUid)?.connected).to.equal(true);
 

@@ -32,7 +32,7 @@ async function goodHttpAgent(url: string, name: string): Promise<string> {
 /** Random binary frames, text frames and empty frames; the socket is left open (or closed by the server). */
 async function garbageWs(url: string): Promise<WsAgent> {
   const ws = await WsAgent.open(url);
-  for (let i = 0; i < 5; i++) ws.socket.send(randomBytes(1 + (i * 97) % 2000));
+  for (let i = 0; i < 5; i++) ws.socket.send(randomBytes(1 + ((i * 97) % 2000)));
   ws.socket.send('not protobuf');
   ws.socket.send(new Uint8Array());
   return ws;
@@ -79,9 +79,15 @@ describe('a hostile crowd on the OpAMP listener', () => {
       Promise.all(Array.from({ length: 15 }, () => oversizeWs(url))),
       Promise.all(Array.from({ length: 15 }, () => postHttp(url, randomBytes(max + 1)))),
       Promise.all(
-        Array.from({ length: 5 }, () => postHttp(url, gzipSync(Buffer.alloc(16 * 1024 * 1024)), { 'Content-Encoding': 'gzip' })),
+        Array.from({ length: 5 }, () =>
+          postHttp(url, gzipSync(Buffer.alloc(16 * 1024 * 1024)), { 'Content-Encoding': 'gzip' }),
+        ),
       ),
-      Promise.all(Array.from({ length: 15 }, (_, i) => rawGarbage(url, i % 2 ? randomBytes(4096) : Buffer.from('GARBAGE\r\n\r\n')))),
+      Promise.all(
+        Array.from({ length: 15 }, (_, i) =>
+          rawGarbage(url, i % 2 ? randomBytes(4096) : Buffer.from('GARBAGE\r\n\r\n')),
+        ),
+      ),
     ]);
     hold.push(...wsGood.map((g) => g.agent), ...garbage);
     try {
@@ -106,7 +112,9 @@ describe('a hostile crowd on the OpAMP listener', () => {
       expect(app.registry.size).to.equal(80);
 
       // The garbage sockets did not take the good ones down: each good socket still answers.
-      const replies = await Promise.all(wsGood.map(({ uid, agent }) => agent.send(agentMessage(uid, { sequenceNum: 4 }))));
+      const replies = await Promise.all(
+        wsGood.map(({ uid, agent }) => agent.send(agentMessage(uid, { sequenceNum: 4 }))),
+      );
       expect(replies).to.have.length(40);
     } finally {
       await Promise.all(hold.map((a) => a.close()));

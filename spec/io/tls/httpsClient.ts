@@ -24,7 +24,14 @@ export function httpsRequest(
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: options.method ?? 'GET', headers: options.headers, agent: false, ca: tls.ca, cert: tls.cert, key: tls.key },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: false,
+        ca: tls.ca,
+        cert: tls.cert,
+        key: tls.key,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

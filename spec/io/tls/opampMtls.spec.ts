@@ -28,7 +28,9 @@ describe('OpAMP listener under mTLS (opamp_tls.client_ca_file)', () => {
     agent = pki.issue('agent-1', { sans: ['URI:spiffe://example.org/agents/agent-1'] });
     foreign = stranger.issue('agent-2');
     app = await startApp({
-      config: { opamp_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile } },
+      config: {
+        opamp_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile },
+      },
     });
   });
   after(async () => {
@@ -42,7 +44,10 @@ describe('OpAMP listener under mTLS (opamp_tls.client_ca_file)', () => {
     try {
       const ws = await WsAgent.open(app.urls.opamp, { ca: pki.ca.cert });
       // TLS 1.3 reports the missing certificate after the client's handshake completes: the first read fails.
-      await Promise.race([ws.send(agentMessage(newUid())), new Promise((_, reject) => ws.socket.once('error', reject))]);
+      await Promise.race([
+        ws.send(agentMessage(newUid())),
+        new Promise((_, reject) => ws.socket.once('error', reject)),
+      ]);
     } catch (error) {
       failure = error;
     }
@@ -77,11 +82,43 @@ describe('OpAMP listener under mTLS (opamp_tls.client_ca_file)', () => {
   });
 });
 
+describe('svc_config_info under OpAMP TLS', () => {
+  it('reports tls_enabled and mtls_enabled for the OpAMP listener', async () => {
+    const pki = createPki();
+    const server = pki.server();
+    const tlsOnly = await startApp({
+      config: { opamp_tls: { cert_file: server.certFile, key_file: server.keyFile } },
+    });
+    const mtls = await startApp({
+      config: {
+        opamp_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile },
+      },
+    });
+    try {
+      const infoOf = async (app: App) =>
+        (await (await fetch(`${app.urls.telemetry}/metrics`)).text())
+          .split('\n')
+          .find((l) => l.startsWith('svc_config_info'));
+      expect(await infoOf(tlsOnly))
+        .to.include('tls_enabled="true"')
+        .and.include('mtls_enabled="false"');
+      expect(await infoOf(mtls))
+        .to.include('tls_enabled="true"')
+        .and.include('mtls_enabled="true"');
+    } finally {
+      await Promise.all([tlsOnly.stop(), mtls.stop()]);
+      pki.cleanup();
+    }
+  });
+});
+
 describe('OpAMP listener under TLS without a client CA', () => {
   it('serves agents without a certificate and records no tls_subject', async () => {
     const pki = createPki();
     const server = pki.server();
-    const app = await startApp({ config: { opamp_tls: { cert_file: server.certFile, key_file: server.keyFile } } });
+    const app = await startApp({
+      config: { opamp_tls: { cert_file: server.certFile, key_file: server.keyFile } },
+    });
     try {
       expect(app.urls.opamp).to.match(/^https:/);
       const uid = newUid();

@@ -3,7 +3,9 @@ import { parseSpiffeId, spiffeIdOf, subjectAltNames } from '../../../src/io/tls/
 
 describe('SPIFFE identity of a client certificate', () => {
   it('takes the single spiffe:// URI SAN, ignoring DNS and IP entries', () => {
-    const r = spiffeIdOf('DNS:agent.example.org, URI:spiffe://example.org/ns/prod/sa/viewer, IP Address:127.0.0.1');
+    const r = spiffeIdOf(
+      'DNS:agent.example.org, URI:spiffe://example.org/ns/prod/sa/viewer, IP Address:127.0.0.1',
+    );
     expect(r).to.deep.equal({ ok: true, id: 'spiffe://example.org/ns/prod/sa/viewer' });
   });
 
@@ -18,7 +20,10 @@ describe('SPIFFE identity of a client certificate', () => {
   });
 
   it('has no identity when the URI SAN has another scheme', () => {
-    expect(spiffeIdOf('URI:https://example.org/a')).to.deep.equal({ ok: false, reason: 'URI SAN is not a spiffe:// ID' });
+    expect(spiffeIdOf('URI:https://example.org/a')).to.deep.equal({
+      ok: false,
+      reason: 'URI SAN is not a spiffe:// ID',
+    });
   });
 
   it('rejects malformed SPIFFE IDs', () => {
@@ -42,7 +47,9 @@ describe('SPIFFE identity of a client certificate', () => {
   });
 
   it('reads a quoted SAN value as one entry, so a comma cannot smuggle in a second identity', () => {
-    expect(subjectAltNames('URI:"spiffe://example.org/a, URI:spiffe://example.org/admin", DNS:x')).to.deep.equal([
+    expect(
+      subjectAltNames('URI:"spiffe://example.org/a, URI:spiffe://example.org/admin", DNS:x'),
+    ).to.deep.equal([
       { type: 'URI', value: 'spiffe://example.org/a, URI:spiffe://example.org/admin' },
       { type: 'DNS', value: 'x' },
     ]);

@@ -43,8 +43,21 @@ export function createPki(caName = 'Test CA'): TestPki {
   const caCert = join(dir, 'ca.crt');
   const caKey = join(dir, 'ca.key');
   openssl([
-    'req', '-x509', ...ecKey, '-keyout', caKey, '-out', caCert, '-days', '2', '-subj', `/CN=${caName}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    ...ecKey,
+    '-keyout',
+    caKey,
+    '-out',
+    caCert,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${caName}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   const ca = read(caCert, caKey);
   let serial = 1;
@@ -58,10 +71,33 @@ export function createPki(caName = 'Test CA'): TestPki {
     ];
     if (options.sans && options.sans.length > 0) ext.push(`subjectAltName=${options.sans.join(',')}`);
     writeFileSync(`${base}.ext`, `${ext.join('\n')}\n`);
-    openssl(['req', ...ecKey, '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${options.cn ?? name}/O=Spec`]);
     openssl([
-      'x509', '-req', '-in', `${base}.csr`, '-CA', caCert, '-CAkey', caKey, '-set_serial', String(serial++),
-      '-days', '2', '-out', `${base}.crt`, '-extfile', `${base}.ext`,
+      'req',
+      ...ecKey,
+      '-keyout',
+      `${base}.key`,
+      '-out',
+      `${base}.csr`,
+      '-subj',
+      `/CN=${options.cn ?? name}/O=Spec`,
+    ]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      `${base}.csr`,
+      '-CA',
+      caCert,
+      '-CAkey',
+      caKey,
+      '-set_serial',
+      String(serial++),
+      '-days',
+      '2',
+      '-out',
+      `${base}.crt`,
+      '-extfile',
+      `${base}.ext`,
     ]);
     return read(`${base}.crt`, `${base}.key`);
   }

@@ -26,7 +26,9 @@ describe('TLS files at startup', () => {
   it('loads a certificate, its key and a client CA', () => {
     const server = pki.server();
     const config = loadConfig({
-      overrides: { ui_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile } },
+      overrides: {
+        ui_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile },
+      },
     });
     const tls = loadTlsMaterial(config);
     expect(tls.ui?.cert).to.equal(server.cert);
@@ -50,7 +52,9 @@ describe('TLS files at startup', () => {
   it('names the key of a file that does not exist', () => {
     const server = pki.server();
     const missing = join(pki.dir, 'nope.pem');
-    const text = problemsOf({ ui_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: missing } }).join('\n');
+    const text = problemsOf({
+      ui_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: missing },
+    }).join('\n');
     expect(text).to.include('ui_tls.client_ca_file').and.include('nope.pem').and.include('ENOENT');
   });
 
@@ -67,21 +71,29 @@ describe('TLS files at startup', () => {
       /opamp_tls\.key_file: .*not-pem\.txt is not an unencrypted PEM private key/,
     );
     const ca = { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: notPem };
-    expect(problemsOf({ telemetry_tls: ca }).join('\n')).to.match(/telemetry_tls\.client_ca_file: .*holds no PEM certificate/);
+    expect(problemsOf({ telemetry_tls: ca }).join('\n')).to.match(
+      /telemetry_tls\.client_ca_file: .*holds no PEM certificate/,
+    );
   });
 
   it('names the key that does not belong to the certificate', () => {
     const server = pki.server();
     const other = pki.issue('other');
-    expect(problemsOf({ ui_tls: { cert_file: server.certFile, key_file: other.keyFile } }).join('\n')).to.match(
-      /ui_tls\.key_file: .*other\.key does not belong to the certificate in ui_tls\.cert_file/,
-    );
+    expect(
+      problemsOf({ ui_tls: { cert_file: server.certFile, key_file: other.keyFile } }).join('\n'),
+    ).to.match(/ui_tls\.key_file: .*other\.key does not belong to the certificate in ui_tls\.cert_file/);
   });
 
   it('stops the process before listening, exit code 2, naming the key', () => {
     const file = join(pki.dir, 'bad.yaml');
-    writeFileSync(file, `opamp_tls:\n  cert_file: ${join(pki.dir, 'absent.crt')}\n  key_file: ${pki.ca.keyFile}\n`);
-    const r = spawnSync(process.execPath, ['src/main.ts', '-config', file], { encoding: 'utf8', timeout: 20_000 });
+    writeFileSync(
+      file,
+      `opamp_tls:\n  cert_file: ${join(pki.dir, 'absent.crt')}\n  key_file: ${pki.ca.keyFile}\n`,
+    );
+    const r = spawnSync(process.execPath, ['src/main.ts', '-config', file], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.status).to.equal(2);
     expect(r.stderr).to.include('opamp_tls.cert_file').and.include('absent.crt');
   });

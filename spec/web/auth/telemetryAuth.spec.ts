@@ -14,7 +14,8 @@ describe('telemetry listener under mTLS (telemetry_tls.client_ca_file)', () => {
   let scraper: Issued;
   let unmapped: Issued;
   let foreign: Issued;
-  const as = (c?: Issued): ClientTls => (c ? { ca: pki.ca.cert, cert: c.cert, key: c.key } : { ca: pki.ca.cert });
+  const as = (c?: Issued): ClientTls =>
+    c ? { ca: pki.ca.cert, cert: c.cert, key: c.key } : { ca: pki.ca.cert };
   const get = (path: string, c?: Issued) => httpsRequest(`${app.urls.telemetry}${path}`, as(c));
 
   before(async () => {
@@ -26,7 +27,11 @@ describe('telemetry listener under mTLS (telemetry_tls.client_ca_file)', () => {
     foreign = stranger.issue('foreign', { sans: [`URI:${td}/monitoring/prometheus`] });
     app = await startApp({
       config: {
-        telemetry_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile },
+        telemetry_tls: {
+          cert_file: server.certFile,
+          key_file: server.keyFile,
+          client_ca_file: pki.ca.certFile,
+        },
         auth: { role_mapping: [{ match: 'prefix', spiffe_id: `${td}/monitoring`, role: 'viewer' }] },
         debug: { pprof_enabled: true },
       },

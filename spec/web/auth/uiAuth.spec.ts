@@ -10,7 +10,15 @@ const roleMapping = [
   { match: 'exact', spiffe_id: `${td}/ops/alice`, role: 'admin' },
   { match: 'exact', spiffe_id: `${td}/ui/viewer`, role: 'viewer' },
 ];
-const readPaths = ['/', '/api/status', '/api/agents', '/partials/agents', '/status', '/static/app.css', '/jobs-ui/'];
+const readPaths = [
+  '/',
+  '/api/status',
+  '/api/agents',
+  '/partials/agents',
+  '/status',
+  '/static/app.css',
+  '/jobs-ui/',
+];
 const jobBody = JSON.stringify({ filter: '', action: 'restart', submitted_by: 'spec' });
 
 describe('UI listener under mTLS (ui_tls.client_ca_file)', () => {
@@ -19,7 +27,9 @@ describe('UI listener under mTLS (ui_tls.client_ca_file)', () => {
   let app: App;
   const client: Record<string, Issued> = {};
   const as = (name: string | undefined): ClientTls =>
-    name === undefined ? { ca: pki.ca.cert } : { ca: pki.ca.cert, cert: client[name]!.cert, key: client[name]!.key };
+    name === undefined
+      ? { ca: pki.ca.cert }
+      : { ca: pki.ca.cert, cert: client[name]!.cert, key: client[name]!.key };
   const get = (path: string, who?: string) => httpsRequest(`${app.urls.ui}${path}`, as(who));
   const postJob = (who?: string) =>
     httpsRequest(`${app.urls.ui}/api/jobs`, as(who), {
@@ -104,7 +114,9 @@ describe('UI listener under mTLS (ui_tls.client_ca_file)', () => {
   it('answers 403 to a viewer POST /api/jobs, and lets an admin through to the job endpoint', async () => {
     const viewer = await postJob('viewer');
     expect(viewer.status).to.equal(403);
-    expect(JSON.parse(viewer.text)).to.deep.equal({ error: `forbidden: ${td}/ui/viewer has role viewer; POST needs admin` });
+    expect(JSON.parse(viewer.text)).to.deep.equal({
+      error: `forbidden: ${td}/ui/viewer has role viewer; POST needs admin`,
+    });
     // Without database.host the endpoint itself answers 503 (SPEC durability rule 1): past auth.
     const admin = await postJob('alice');
     expect(admin.status).to.not.equal(403);
@@ -150,7 +162,9 @@ describe('UI listener role defaults and plain TLS', () => {
 
   it('serves everyone over TLS when no client CA is configured', async () => {
     const server = pki.server();
-    const app = await startApp({ config: { ui_tls: { cert_file: server.certFile, key_file: server.keyFile } } });
+    const app = await startApp({
+      config: { ui_tls: { cert_file: server.certFile, key_file: server.keyFile } },
+    });
     try {
       expect((await httpsRequest(`${app.urls.ui}/api/status`, { ca: pki.ca.cert })).status).to.equal(200);
     } finally {

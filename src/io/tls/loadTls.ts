@@ -5,7 +5,9 @@ import { ConfigError } from '../config/loadConfig.ts';
 import type { Config } from '../config/schema.ts';
 import { readTlsMaterial, type ListenersTls } from './tlsMaterial.ts';
 
-export function loadTlsMaterial(config: Pick<Config, 'opamp_tls' | 'ui_tls' | 'telemetry_tls'>): ListenersTls {
+export function loadTlsMaterial(
+  config: Pick<Config, 'opamp_tls' | 'ui_tls' | 'telemetry_tls'>,
+): ListenersTls {
   const { tls, problems } = readTlsMaterial(config);
   if (problems.length > 0) throw new ConfigError(problems);
   return tls;

@@ -21,7 +21,8 @@ export function peerIdentity(socket: Socket, policy: RolePolicy): PeerIdentity {
   if (tls.encrypted !== true) return { ok: false, reason: 'not a TLS connection' };
   const cert = tls.getPeerCertificate();
   if (cert === null || Object.keys(cert).length === 0) return { ok: false, reason: 'no client certificate' };
-  if (!tls.authorized) return { ok: false, reason: `client certificate not trusted (${String(tls.authorizationError)})` };
+  if (!tls.authorized)
+    return { ok: false, reason: `client certificate not trusted (${String(tls.authorizationError)})` };
   const spiffe = spiffeIdOf(cert.subjectaltname);
   if (!spiffe.ok) return { ok: false, reason: spiffe.reason };
   return { ok: true, spiffeId: spiffe.id, role: resolveRole(spiffe.id, policy.mapping, policy.defaultRole) };

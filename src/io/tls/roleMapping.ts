@@ -16,7 +16,11 @@ export function matchesPrefix(id: string, prefix: string): boolean {
   return id.length === prefix.length || prefix.endsWith('/') || id[prefix.length] === '/';
 }
 
-export function resolveRole(id: string, mapping: readonly RoleMappingEntry[], defaultRole: ResolvedRole): ResolvedRole {
+export function resolveRole(
+  id: string,
+  mapping: readonly RoleMappingEntry[],
+  defaultRole: ResolvedRole,
+): ResolvedRole {
   const exact = mapping.find((e) => e.match === 'exact' && e.spiffe_id === id);
   if (exact) return exact.role;
   const prefix = mapping.find((e) => e.match === 'prefix' && matchesPrefix(id, e.spiffe_id));

@@ -3,9 +3,11 @@
 // a path. None, several, another scheme or a malformed one is no identity. Pure.
 
 /** Why a certificate yields no identity (shown in the 403 body and the debug log). */
-export type SpiffeFailure = 'no URI SAN' | 'several URI SANs' | 'URI SAN is not a spiffe:// ID' | 'malformed SPIFFE ID';
+export type SpiffeFailure =
+  'no URI SAN' | 'several URI SANs' | 'URI SAN is not a spiffe:// ID' | 'malformed SPIFFE ID';
 
-export type SpiffeResult = { readonly ok: true; readonly id: string } | { readonly ok: false; readonly reason: SpiffeFailure };
+export type SpiffeResult =
+  { readonly ok: true; readonly id: string } | { readonly ok: false; readonly reason: SpiffeFailure };
 
 // SPIFFE ID standard, section 2: lowercase trust domain of [a-z0-9.-_]; path segments of
 // [A-Za-z0-9.-_], none empty, '.' or '..'; no trailing slash, query, fragment, port or userinfo.

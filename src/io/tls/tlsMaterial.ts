@@ -65,11 +65,14 @@ function readListener(section: string, files: TlsFiles, problems: string[]): Tls
   const cert = readText(certKey, files.cert_file, problems);
   const key = readText(keyKey, files.key_file, problems);
   const ca = files.client_ca_file === '' ? undefined : readText(caKey, files.client_ca_file, problems);
-  const leaf = cert === undefined ? undefined : parseCertificates(certKey, files.cert_file, cert, problems)[0];
+  const leaf =
+    cert === undefined ? undefined : parseCertificates(certKey, files.cert_file, cert, problems)[0];
   const privateKey = key === undefined ? undefined : parseKey(keyKey, files.key_file, key, problems);
   if (ca !== undefined) parseCertificates(caKey, files.client_ca_file, ca, problems);
   if (leaf && privateKey && !leaf.checkPrivateKey(privateKey))
-    problems.push(`${keyKey}: ${files.key_file} does not belong to the certificate in ${certKey} (${files.cert_file})`);
+    problems.push(
+      `${keyKey}: ${files.key_file} does not belong to the certificate in ${certKey} (${files.cert_file})`,
+    );
   if (problems.length > before || cert === undefined || key === undefined) return undefined;
   try {
     createSecureContext({ cert, key, ca });
@@ -81,9 +84,16 @@ function readListener(section: string, files: TlsFiles, problems: string[]): Tls
 }
 
 /** The TLS material of every listener, and every problem found (material is usable only when none). */
-export function readTlsMaterial(config: TlsConfig): { readonly tls: ListenersTls; readonly problems: readonly string[] } {
+export function readTlsMaterial(config: TlsConfig): {
+  readonly tls: ListenersTls;
+  readonly problems: readonly string[];
+} {
   const problems: string[] = [];
-  const tls: Record<ListenerName, TlsMaterial | undefined> = { opamp: undefined, ui: undefined, telemetry: undefined };
+  const tls: Record<ListenerName, TlsMaterial | undefined> = {
+    opamp: undefined,
+    ui: undefined,
+    telemetry: undefined,
+  };
   for (const name of listeners) tls[name] = readListener(`${name}_tls`, config[`${name}_tls`], problems);
   return { tls, problems };
 }
