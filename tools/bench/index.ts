@@ -53,6 +53,15 @@ async function main(): Promise<number> {
       return { ...s, stop: () => (servers.delete(s), s.stop()) };
     },
   };
+  // Interrupted: stop the servers under test and remove the scratch directory before leaving.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void Promise.all([...servers].map((s) => s.stop())).finally(() => {
+        rmSync(dir, { recursive: true, force: true });
+        process.exit(130);
+      });
+    });
+  }
   ctx.log(`bench: ${scenarios.map((s) => s.name).join(', ')}; ${runs} run(s); open-files limit ${ctx.fdLimit}`);
   const outcomes: ScenarioOutcome[] = [];
   try {

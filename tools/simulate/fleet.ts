@@ -155,7 +155,8 @@ export function createFleet(options: FleetOptions) {
       const p = bringUp(slot);
       opening.add(p);
       void p.finally(() => opening.delete(p));
-      if (opening.size >= 2000) await Promise.race(opening);
+      // Bounded in-flight opens: more than the listen backlog (511 in Node) makes the kernel drop SYNs.
+      if (opening.size >= 256) await Promise.race(opening);
     }
     await Promise.all(opening);
   }
