@@ -43,6 +43,12 @@ function refusedUpgrade(url: string): Promise<{ status: number; retryAfter: stri
   });
 }
 
+async function messageErrors(app: App): Promise<number> {
+  const text = await (await fetch(`${app.urls.telemetry}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('svc_opamp_message_errors_total'));
+  return Number(line?.split(' ')[1]);
+}
+
 describe('opamp.max_message_bytes', () => {
   const max = 1024;
   let app: App;
@@ -56,9 +62,11 @@ describe('opamp.max_message_bytes', () => {
   it('accepts an HTTP body of exactly the limit and answers 413 without a retry hint one byte over', async () => {
     const at = await postHttp(app.urls.opamp, messageOfSize(newUid(), max));
     expect(at.status).to.equal(200);
+    const errorsBefore = await messageErrors(app);
     const over = await postHttp(app.urls.opamp, messageOfSize(newUid(), max + 1));
     expect(over.status).to.equal(413);
     expect(over.headers.get('retry-after')).to.equal(null);
+    expect(await messageErrors(app)).to.equal(errorsBefore + 1);
   });
 
   it('applies the limit after gzip decompression, at its edge', async () => {
@@ -86,8 +94,10 @@ describe('opamp.max_message_bytes', () => {
     const uid = newUid();
     await ws.send(messageOfSize(uid, max));
     expect(app.registry.get(uid as InstanceUid)?.description?.identifying['service.name']).to.equal('p');
+    const errorsBefore = await messageErrors(app);
     ws.socket.send(frame(messageOfSize(uid, max + 1)));
     expect(await closeCodeOf(ws)).to.equal(1009);
+    expect(await messageErrors(app)).to.equal(errorsBefore + 1);
   });
 
   it('closes with 1009 on a header-less (legacy) frame one byte over the limit', async () => {

@@ -68,8 +68,9 @@ export function createWsTransport(
       const result = handler.handle(connection, unframed.payload);
       if (result.reply !== null && ws.readyState === ws.OPEN) ws.send(frame(result.reply));
     });
-    ws.on('error', () => {
+    ws.on('error', (error: Error & { code?: string }) => {
       // 'close' follows; errors such as an oversize frame are reported through the close code.
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') observer.messageFailed('message too large');
     });
     ws.on('close', () => {
       sockets.delete(ws);
