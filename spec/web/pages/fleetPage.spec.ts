@@ -108,6 +108,24 @@ describe('fleet page and fragment (GET /, GET /partials/agents)', () => {
       await side.close();
     }
   });
+
+  it('answers an unexpected read failure with a logged 500 page, not a stack trace', async () => {
+    const broken = {
+      listPage: () => Promise.reject(new Error('boom')),
+      listAll: () => Promise.reject(new Error('boom')),
+      getAgent: () => Promise.reject(new Error('boom')),
+    };
+    const side = await startSideUi(app, failingStore, broken);
+    try {
+      const res = await get(`${side.url}/partials/agents`);
+      expect(res.status).to.equal(500);
+      expect(res.body).to.include('Something went wrong');
+      expect(res.body).not.to.include('boom');
+      expect(side.logs.some((l) => l.includes('ui page failed') && l.includes('boom'))).to.equal(true);
+    } finally {
+      await side.close();
+    }
+  });
 });
 
 describe('fleet page with no agents', () => {

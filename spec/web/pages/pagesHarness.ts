@@ -8,7 +8,7 @@ import type { App } from '../../../src/app.ts';
 import { readBuildInfo } from '../../../src/io/buildInfo.ts';
 import { baseUrl, closeServer, createPlainServer, listen } from '../../../src/io/listen.ts';
 import type { AgentStoreReader } from '../../../src/persistence/storeReader.ts';
-import { createFleetReader } from '../../../src/web/read/fleetReader.ts';
+import { createFleetReader, type FleetReader } from '../../../src/web/read/fleetReader.ts';
 import { createUiApp } from '../../../src/web/uiApp.ts';
 import { agentMessage, description, newUid, WsAgent } from '../../support/agentClient.ts';
 
@@ -55,8 +55,11 @@ export interface SideUi {
   close(): Promise<void>;
 }
 
-/** A UI listener on loopback over `app`'s registry, reading through `store`; logs are captured as JSON lines. */
-export async function startSideUi(app: App, store: AgentStoreReader): Promise<SideUi> {
+/**
+ * A UI listener on loopback over `app`'s registry, reading through `store` (or through `reader` when
+ * given); logs are captured as JSON lines.
+ */
+export async function startSideUi(app: App, store: AgentStoreReader, reader?: FleetReader): Promise<SideUi> {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -65,11 +68,10 @@ export async function startSideUi(app: App, store: AgentStoreReader): Promise<Si
     },
   });
   const logger: Logger = pino({ level: 'info' }, sink);
-  const reader = createFleetReader({ registry: app.registry, store, logger });
   const ui = createUiApp({
     registry: app.registry,
     logger,
-    reader,
+    reader: reader ?? createFleetReader({ registry: app.registry, store, logger }),
     api: { build: readBuildInfo({}), now: () => Date.now(), startedAt: Date.now() },
     pollIntervalMs: 1000,
   });

@@ -82,7 +82,7 @@ export function columns(req: FleetRequest) {
     };
   });
   // Attributes are not sortable; the column sits between version and via.
-  return [...cols.slice(0, 3), { label: 'Attributes', class: undefined, href: '', mark: '', ariaSort: undefined }, ...cols.slice(3)];
+  return [...cols.slice(0, 3), { label: 'Attributes', class: 'hide-narrow', href: '', mark: '', ariaSort: undefined }, ...cols.slice(3)];
 }
 
 export interface FleetTable {
