@@ -16,10 +16,20 @@ function formatAddress(address: string | undefined, port: number | undefined): s
   return port === undefined ? shown : `${shown}:${port}`;
 }
 
-/** RFC 4514-like text of a certificate subject: "CN=agent-1,O=Example". */
+/** RFC 4514 escaping of one attribute value, so a hostile CN cannot pose as extra attributes. */
+function escapeValue(value: string): string {
+  return value
+    .replace(/[\\,+"<>;=]/g, (c) => `\\${c}`)
+    .replace(/^[ #]/, (c) => `\\${c}`)
+    .replace(/ $/, '\\ ');
+}
+
+/** RFC 4514-like text of a certificate subject: "CN=agent-1,O=Example" (attributes in certificate order). */
 export function subjectText(subject: Record<string, string | string[]> | undefined): string | null {
   if (!subject) return null;
-  const parts = Object.entries(subject).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`);
+  const parts = Object.entries(subject).map(
+    ([k, v]) => `${k}=${(Array.isArray(v) ? v : [v]).map(escapeValue).join(`,${k}=`)}`,
+  );
   return parts.length > 0 ? parts.join(',') : null;
 }
 
