@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import type { App } from '../../../src/app.ts';
@@ -135,6 +136,39 @@ describe('opamp.max_connections', () => {
       expect((await admitted.send(agentMessage(newUid()))).capabilities).to.equal('21');
     } finally {
       await Promise.all(agents.map((a) => a.close()));
+      await app.stop();
+    }
+  });
+});
+
+describe('opamp.max_connections with plain-HTTP requests in flight', () => {
+  it('counts a request whose body is still arriving, and frees the slot when it is answered', async () => {
+    const app = await startApp({ config: { opamp: { max_connections: 1 } } });
+    const body = agentMessage(newUid());
+    const socket = connect(Number(new URL(app.urls.opamp).port), '127.0.0.1');
+    try {
+      const answered = new Promise<string>((resolve) => {
+        let said = '';
+        socket.on('data', (d: Buffer) => {
+          said += d.toString('latin1');
+          if (said.includes('\r\n\r\n')) resolve(said);
+        });
+      });
+      socket.write(
+        `POST /v1/opamp HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body.subarray(0, 3));
+      // Once the server has seen the request, the slot is taken: upgrades are refused.
+      let refused: { status: number; retryAfter: string | undefined } | undefined;
+      while (refused === undefined) refused = await refusedUpgrade(app.urls.opamp).catch(() => undefined);
+      expect(refused).to.deep.equal({ status: 503, retryAfter: '30' });
+      socket.write(body.subarray(3));
+      expect(await answered).to.match(/^HTTP\/1\.1 200/);
+      let admitted: WsAgent | undefined;
+      while (admitted === undefined) admitted = await WsAgent.open(app.urls.opamp).catch(() => undefined);
+      await admitted.close();
+    } finally {
+      socket.destroy();
       await app.stop();
     }
   });
