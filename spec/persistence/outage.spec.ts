@@ -87,7 +87,7 @@ describe('a database outage in the middle of a run', function () {
     await connect(y, 'during');
     await agentX.send(agentMessage(x, { agentDescription: description({ 'service.name': 'changed' }) }));
     // Let at least one flush fail.
-    await eventually(async () => /flush failed/.test(replica.log()), 'a failed flush');
+    await eventually(() => Promise.resolve(/flush failed/.test(replica.log())), "a failed flush");
 
     await server.start();
     down = false;

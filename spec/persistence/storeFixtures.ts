@@ -58,7 +58,7 @@ export async function storeFixture(db: TestDatabase, disconnectAfterMs = 45_000)
     chunkSize: 3,
   });
   const clock = { now: 1_700_000_002_000 };
-  const reader = createPgStoreReader(pools.read, { now: () => clock.now, disconnectAfterMs, listCacheMs: 0 });
+  const reader = createPgStoreReader(pools.read, { now: () => clock.now, disconnectAfterMs, listFreshMs: 0 });
   return {
     pools,
     writer,

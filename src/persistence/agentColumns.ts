@@ -4,7 +4,7 @@
 
 import type { ComponentHealth } from '../events/agentData.ts';
 import type { AgentState } from '../projections/registry/agentState.ts';
-import { storedJson, storedMs, storedNanos, storedText } from './storedText.ts';
+import { storedJson, storedMs, storedNanos, storedText, textArrayLiteral } from './storedText.ts';
 
 export interface AgentColumns {
   readonly uid: string[];
@@ -76,8 +76,8 @@ export function agentColumns(agents: readonly AgentState[]): AgentColumns {
     c.capabilities.push(BigInt.asUintN(64, a.capabilities).toString());
     c.identifying.push(a.description ? storedJson(a.description.identifying) : emptyObject);
     c.nonIdentifying.push(a.description ? storedJson(a.description.nonIdentifying) : emptyObject);
-    c.missingAttributes.push(storedJson(a.missingAttributes));
-    c.reservedAttributeConflicts.push(storedJson(a.reservedAttributeConflicts));
+    c.missingAttributes.push(textArrayLiteral(a.missingAttributes));
+    c.reservedAttributeConflicts.push(textArrayLiteral(a.reservedAttributeConflicts));
     c.complianceUpdatedAt.push(storedMs(a.complianceUpdatedAt));
     c.packages.push(a.packages ? storedJson(a.packages) : null);
   }

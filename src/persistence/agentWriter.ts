@@ -40,6 +40,11 @@ export interface AgentWriterOptions {
   readonly observe: ObserveWrite;
   /** Agents per transaction. */
   readonly chunkSize?: number;
+  /**
+   * Chunks written at once, each in its own transaction on its own connection. Chunks of one batch
+   * hold disjoint agents, so they never wait on each other's row locks.
+   */
+  readonly concurrency?: number;
 }
 
 const uidsOf = (rows: readonly { instance_uid: string }[]) => rows.map((r) => r.instance_uid);
@@ -56,7 +61,7 @@ async function saveChunk(client: pg.PoolClient, agents: readonly AgentState[]): 
   // SPEC durability rule 12: where the guarded upsert changed no row, nothing else is written.
   if (applied.size === 0) return applied;
   const changed = applied.size === agents.length ? agents : agents.filter((a) => applied.has(a.uid));
-  await client.query(upsertSessionsSql(sessionColumns(changed)));
+  await client.query(upsertSessionsSql(sessionColumns(changed), { agentsKnownToExist: true }));
   await client.query(deleteConfigsSql([...applied]));
   const configs = configColumns(changed);
   if (configs.uid.length > 0) await client.query(insertConfigsSql(configs));
@@ -65,6 +70,7 @@ async function saveChunk(client: pg.PoolClient, agents: readonly AgentState[]): 
 
 export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): AgentWriter {
   const size = options.chunkSize ?? 2000;
+  const concurrency = options.concurrency ?? 1;
   const { policy, observe } = options;
 
   async function batched<T extends { uid: string }>(
@@ -77,15 +83,19 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
     const failed: string[] = [];
     const applied = new Set<string>();
     let error: unknown;
-    for (const chunk of chunks(sorted, size)) {
-      try {
-        for (const uid of await write(chunk)) applied.add(uid);
-        for (const item of chunk) done.push(item.uid);
-      } catch (e) {
-        error ??= e;
-        for (const item of chunk) failed.push(item.uid);
+    const queue = chunks(sorted, size);
+    const worker = async () => {
+      for (let chunk = queue.shift(); chunk !== undefined; chunk = queue.shift()) {
+        try {
+          for (const uid of await write(chunk)) applied.add(uid);
+          for (const item of chunk) done.push(item.uid);
+        } catch (e) {
+          error ??= e;
+          for (const item of chunk) failed.push(item.uid);
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queue.length)) }, worker));
     return failed.length === 0 ? { done, failed, applied } : { done, failed, applied, error };
   }
 
@@ -107,3 +117,6 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
     purge: async (nowMs, retentionMs) => (await pool.query(purgeSql(nowMs, retentionMs))).rowCount ?? 0,
   };
 }
+
+/** Chunks in flight for a write pool of `writeConnections`: all but one, kept for sessions, purge and jobs. */
+export const writeConcurrency = (writeConnections: number): number => Math.max(1, writeConnections - 1);

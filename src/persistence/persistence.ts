@@ -16,7 +16,7 @@ import type { Config } from '../io/config/schema.ts';
 import type { Logger } from '../io/logger.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
 import type { PersistenceMetrics, PersistenceMetricsDeps } from '../web/telemetry/persistenceMetrics.ts';
-import { createAgentWriter } from './agentWriter.ts';
+import { createAgentWriter, writeConcurrency } from './agentWriter.ts';
 import { connectionSettings, connectionUrl } from './connectionSettings.ts';
 import { createFlusher, type Flusher } from './flusher.ts';
 import { createBoss, jobQueueSchema, startPurgeJob } from './jobQueue.ts';
@@ -25,7 +25,7 @@ import type { JobStore } from './jobStore.ts';
 import { runMigrations } from './migrate.ts';
 import { createPgJobStore } from './pgJobStore.ts';
 import { createPgStoreReader } from './pgStoreReader.ts';
-import { createPools, type Pools } from './pools.ts';
+import { createPools, splitPool, type Pools } from './pools.ts';
 import { createSessionLedger, keepaliveMs } from './sessionLedger.ts';
 import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './sessionRefresher.ts';
 import type { AgentStoreReader } from './storeReader.ts';
@@ -66,7 +66,11 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])) as Record<WriteOp, number>,
     pool: () => ({ acquired: pools.acquired(), max: config.database.pool_max }),
   });
-  const writer = createAgentWriter(pools.write, { policy, observe: (op, seconds) => metrics.observeWrite(op, seconds) });
+  const writer = createAgentWriter(pools.write, {
+    policy,
+    observe: (op, seconds) => metrics.observeWrite(op, seconds),
+    concurrency: writeConcurrency(splitPool(config.database.pool_max).write),
+  });
   const ledger = createSessionLedger(keepaliveMs(deps.disconnectAfterMs, sessionPassMs));
   const flusher = createFlusher({
     windows$: deps.windows$,

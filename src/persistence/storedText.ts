@@ -42,3 +42,9 @@ export function storedNanos(nanos: bigint): number | null {
 export function nanosFromMs(ms: number | null): bigint {
   return ms === null ? 0n : BigInt(Math.round(ms * 1000)) * 1000n;
 }
+
+/** A PostgreSQL array literal of text (`{"a","b"}`), so a text[] per row can travel in one text[] column. */
+export function textArrayLiteral(items: readonly string[]): string {
+  if (items.length === 0) return '{}';
+  return `{${items.map((item) => `"${storedText(item).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}

@@ -10,7 +10,6 @@ export interface Sql {
 }
 
 const ts = (expr: string) => `to_timestamp(${expr} / 1000.0)`;
-const textArray = (expr: string) => `ARRAY(SELECT jsonb_array_elements_text(${expr}))`;
 
 /**
  * Guarded upsert (rules 11, 13): a stored row changes only when its updated_at is older than the
@@ -26,11 +25,11 @@ export function upsertAgentsSql(c: AgentColumns): Sql {
   evicted_at, updated_at)
 SELECT t.uid, ${ts('t.first_seen')}, ${ts('t.last_seen')}, t.healthy, t.health_error, t.health_status,
   ${ts('t.health_start_time')}, ${ts('t.health_status_time')}, t.health_reported, t.health_components,
-  t.capabilities, t.identifying, t.non_identifying, ${textArray('t.missing')}, ${textArray('t.conflicts')},
+  t.capabilities, t.identifying, t.non_identifying, t.missing::text[], t.conflicts::text[],
   ${ts('t.compliance_updated_at')}, t.packages, NULL, ${ts('t.last_seen')}
 FROM UNNEST($1::text[], $2::float8[], $3::float8[], $4::bool[], $5::text[], $6::text[], $7::float8[],
-  $8::float8[], $9::bool[], $10::jsonb[], $11::numeric[], $12::jsonb[], $13::jsonb[], $14::jsonb[],
-  $15::jsonb[], $16::float8[], $17::jsonb[])
+  $8::float8[], $9::bool[], $10::jsonb[], $11::numeric[], $12::jsonb[], $13::jsonb[], $14::text[],
+  $15::text[], $16::float8[], $17::jsonb[])
   AS t(uid, first_seen, last_seen, healthy, health_error, health_status, health_start_time,
   health_status_time, health_reported, health_components, capabilities, identifying, non_identifying,
   missing, conflicts, compliance_updated_at, packages)
@@ -59,7 +58,9 @@ RETURNING a.instance_uid`,
  * holding an older copy of the agent never overwrites a fresher session written by a sibling; equal
  * times do apply, so a sweep-detected disconnect (which keeps last_seen, rule 14) reaches the row.
  */
-export function upsertSessionsSql(c: SessionColumns): Sql {
+export function upsertSessionsSql(c: SessionColumns, { agentsKnownToExist = false } = {}): Sql {
+  // In the flush the agent rows were just written in the same transaction: no join needed.
+  const join = agentsKnownToExist ? '' : '\nJOIN agents a ON a.instance_uid = t.uid';
   return {
     text: `INSERT INTO agent_session AS s (instance_uid, connected, remote_addr, tls_subject, via_gateway, transport,
   description_reported, sequence_num, connection_changed_at, updated_at)
@@ -68,8 +69,7 @@ SELECT t.uid, t.connected, t.remote_addr, t.tls_subject, t.via_gateway, t.transp
 FROM UNNEST($1::text[], $2::bool[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::bool[],
   $8::numeric[], $9::float8[], $10::float8[])
   AS t(uid, connected, remote_addr, tls_subject, via_gateway, transport, description_reported,
-  sequence_num, connection_changed_at, updated_at)
-JOIN agents a ON a.instance_uid = t.uid
+  sequence_num, connection_changed_at, updated_at)${join}
 ON CONFLICT (instance_uid) DO UPDATE SET
   connected = EXCLUDED.connected, remote_addr = EXCLUDED.remote_addr, tls_subject = EXCLUDED.tls_subject,
   via_gateway = EXCLUDED.via_gateway, transport = EXCLUDED.transport,

@@ -1,0 +1,69 @@
+// PostgreSQL for the persistence benchmarks: SVC_BENCH_DATABASE_URL when set, else a throwaway
+// embedded server (fsync on, as in production) from the spec harness. Also builds the synthetic
+// fleet: AgentState records with 1 KiB effective configs.
+
+import type { ConnectionId, InstanceUid } from '../../../src/events/ids.ts';
+import { silentLogger } from '../../../src/io/logger.ts';
+import { connectionSettings } from '../../../src/persistence/connectionSettings.ts';
+import { applyServiceMigrations } from '../../../src/persistence/migrate.ts';
+import { createPools, type Pools } from '../../../src/persistence/pools.ts';
+import type { AgentState } from '../../../src/projections/registry/agentState.ts';
+import { createTestDatabase, startPostgresServer, type PostgresServer, type ServerAddress, type TestDatabase } from '../../../spec/support/postgres.ts';
+
+export interface BenchDatabase {
+  readonly db: TestDatabase;
+  readonly pools: Pools;
+  readonly label: string;
+  close(): Promise<void>;
+}
+
+function fromUrl(url: string): ServerAddress {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+}
+
+export async function openBenchDatabase(poolMax = 10): Promise<BenchDatabase> {
+  const url = process.env.SVC_BENCH_DATABASE_URL;
+  let server: PostgresServer | undefined;
+  const address = url ? fromUrl(url) : (server = await startPostgresServer({ fsync: true }));
+  const db = await createTestDatabase(address);
+  const settings = connectionSettings({ ...db.config, pool_max: poolMax });
+  await applyServiceMigrations(settings);
+  const pools = createPools(settings, { poolMax, readTimeoutMs: 30_000, logger: silentLogger() });
+  return {
+    db,
+    pools,
+    label: url ? 'SVC_BENCH_DATABASE_URL' : 'embedded PostgreSQL 18 (fsync on)',
+    close: async () => {
+      await pools.end();
+      await db.drop();
+      await server?.dispose();
+    },
+  };
+}
+
+const configBody = (n: number, version: number) => `# agent ${n} v${version}\n${'receivers:\n  otlp:\n    protocols: { grpc: {}, http: {} }\n'.repeat(14)}`.slice(0, 1024);
+
+export function syntheticAgent(n: number, lastSeen: number): AgentState {
+  const uid = `01900000-0000-7000-8000-${n.toString(16).padStart(12, '0')}` as InstanceUid;
+  return {
+    uid,
+    firstSeen: lastSeen - 60_000,
+    lastSeen,
+    sequenceNum: BigInt(n),
+    capabilities: 0x3fn,
+    description: {
+      identifying: { 'service.name': `svc-${n % 50}`, 'service.instance.id': uid, 'service.version': '1.2.3' },
+      nonIdentifying: { 'host.name': `host-${n}`, 'os.type': 'linux', 'deployment.environment': n % 2 ? 'prod' : 'staging' },
+    },
+    health: { healthy: true, startTimeNanos: 1_700_000_000_000_000_000n, lastError: '', status: 'ok', statusTimeNanos: 1_700_000_000_000_000_000n, components: {} },
+    effectiveConfig: { 'collector.yaml': { body: configBody(n, lastSeen), contentType: 'text/yaml' } },
+    packages: null,
+    missingAttributes: [],
+    reservedAttributeConflicts: [],
+    complianceUpdatedAt: null,
+    connected: true,
+    session: { connectionId: 1 as ConnectionId, transport: 'ws', viaGateway: false, remoteAddr: '10.0.0.1:40000', tlsSubject: null },
+    connectionChangedAt: lastSeen - 60_000,
+  };
+}
