@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
+import { createAgentWriter } from '../../src/persistence/agentWriter.ts';
+import { WriteTimeoutError } from '../../src/persistence/writeOp.ts';
 import { agent, storeFixture, uidOf, type StoreFixture } from './storeFixtures.ts';
 
 describe('agent store on PostgreSQL (durability rules 11-17)', () => {
@@ -168,5 +170,30 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
       { op: 'save_session', ok: true },
       { op: 'soft_delete_agent', ok: true },
     ]);
+  });
+
+  it('cuts a write off at the write timeout, retries a bounded number of times, then reports the agents failed', async () => {
+    await store.writer.saveAgents([agent(1, { lastSeen: 1000 })]);
+    const blocker = await db.client();
+    try {
+      // Another session holds the row lock: the guarded upsert cannot finish.
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM agents WHERE instance_uid = $1 FOR UPDATE', [uidOf(1)]);
+      const writes: { op: string; ok: boolean }[] = [];
+      const writer = createAgentWriter(store.pools.write, {
+        policy: { timeoutMs: 300, retries: 2, backoffMs: 10 },
+        observe: (op, _s, ok) => writes.push({ op, ok }),
+      });
+      const result = await writer.saveAgents([agent(1, { lastSeen: 2000 })]);
+      expect(result.failed).to.deep.equal([uidOf(1)]);
+      expect(result.error).to.be.instanceOf(WriteTimeoutError);
+      expect(writes).to.deep.equal([1, 2, 3].map(() => ({ op: 'save_agent', ok: false })));
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    // The abandoned attempts were rolled back, and the pool still works.
+    expect(((await row(1))?.updated_at as Date).getTime()).to.equal(1000);
+    expect((await store.writer.saveAgents([agent(1, { lastSeen: 3000 })])).applied.size).to.equal(1);
   });
 });

@@ -90,17 +90,24 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   let jobsUi: JobsUi | undefined;
 
   async function start(): Promise<void> {
-    await runMigrations(settings, async () => {
-      await boss.start();
-    });
-    await startPurgeJob({
-      boss,
-      purge: () => writer.purge(scheduler.now(), config.fleet.soft_delete_duration),
-      onPurged: (n) => metrics.purged(n),
-      logger,
-    });
+    try {
+      await runMigrations(settings, async () => {
+        await boss.start();
+      });
+      await startPurgeJob({
+        boss,
+        purge: () => writer.purge(scheduler.now(), config.fleet.soft_delete_duration),
+        onPurged: (n) => metrics.purged(n),
+        logger,
+      });
+      jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
+    } catch (error) {
+      // Startup fails as a whole (the process exits): release what was opened so far.
+      await boss.stop({ graceful: false, close: false }).catch(() => undefined);
+      await pools.end().catch(() => undefined);
+      throw error;
+    }
     refresher = createSessionRefresher({ registry, writer, ledger, scheduler, logger });
-    jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
     logger.info({ host: config.database.host, dbname: config.database.dbname }, 'persistence started');
   }
 
