@@ -1,5 +1,7 @@
 -- The agent record (SPEC "Agent"). instance_uid uses the "C" collation so ORDER BY instance_uid is
 -- the same code-unit order the registry's index uses, and the read path can merge without re-sorting.
+-- fillfactor 70 (here and on the session and config tables) leaves room on each page, so the
+-- flush's updates stay heap-only (HOT) and do not touch the primary key index.
 -- capabilities is an unsigned 64-bit bitmask: numeric(20,0) holds every value exactly (bigint cannot
 -- hold values at or above 2^63).
 CREATE TABLE agents (
@@ -24,7 +26,7 @@ CREATE TABLE agents (
   packages jsonb,
   -- Event time of the last applied save (the agent's last_seen): the write-safety guard (rule 11).
   updated_at timestamptz NOT NULL
-);
+) WITH (fillfactor = 70);
 
 -- The purge (rule 17) looks only at soft-deleted rows.
 CREATE INDEX agents_evicted_at_idx ON agents (evicted_at) WHERE evicted_at IS NOT NULL;

@@ -13,4 +13,4 @@ CREATE TABLE agent_session (
     CHECK (sequence_num >= 0 AND sequence_num <= 18446744073709551615),
   connection_changed_at timestamptz,
   updated_at timestamptz NOT NULL
-);
+) WITH (fillfactor = 70);

@@ -7,4 +7,4 @@ CREATE TABLE agent_effective_config (
   content_type text NOT NULL DEFAULT '',
   updated_at timestamptz NOT NULL,
   PRIMARY KEY (instance_uid, filename)
-);
+) WITH (fillfactor = 70);

@@ -153,7 +153,7 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
   });
 
   it('stores text PostgreSQL cannot hold (NUL, lone surrogates) in a replaced form instead of failing the batch', async () => {
-    const bad = agent(1, { description: { identifying: { 'k\0': 'v\0\uD800' }, nonIdentifying: {} }, effectiveConfig: { 'a\0': { body: 'b\0', contentType: '' } } });
+    const bad = agent(1, { description: { identifying: { 'k\0': 'v\0\uD800' }, nonIdentifying: {} }, effectiveConfig: { 'a\0': { body: 'b\0', contentType: '' }, 'a\uD800': { body: 'c', contentType: '' } } });
     const result = await store.writer.saveAgents([bad, agent(2)]);
     expect(result.failed).to.deep.equal([]);
     const stored = await store.reader.getAgent(uidOf(1));
@@ -195,5 +195,19 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     // The abandoned attempts were rolled back, and the pool still works.
     expect(((await row(1))?.updated_at as Date).getTime()).to.equal(1000);
     expect((await store.writer.saveAgents([agent(1, { lastSeen: 3000 })])).applied.size).to.equal(1);
+  });
+
+  it('round-trips text with quotes, backslashes, braces, commas and the word NULL', async () => {
+    const tricky = ['say "hi"', 'C:\\path\\', '{a,b}', 'NULL', '', ' spaced ', 'ü → 😀'];
+    const attrs = Object.fromEntries(tricky.map((v, i) => [`k${i}`, v]));
+    const files = Object.fromEntries(tricky.map((v, i) => [`f${i}${v}`, { body: v, contentType: v }]));
+    await store.writer.saveAgents([
+      agent(1, { description: { identifying: attrs, nonIdentifying: {} }, effectiveConfig: files, missingAttributes: tricky, session: { ...agent(1).session, remoteAddr: tricky[0]!, tlsSubject: tricky[1]! } }),
+    ]);
+    const stored = await store.reader.getAgent(uidOf(1));
+    expect(stored?.description?.identifying).to.deep.equal(attrs);
+    expect(stored?.effectiveConfig).to.deep.equal(files);
+    expect(stored?.missingAttributes).to.deep.equal(tricky);
+    expect([stored?.session.remoteAddr, stored?.session.tlsSubject]).to.deep.equal([tricky[0], tricky[1]]);
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { agentColumns } from '../../src/persistence/agentColumns.ts';
+import { arrayLiteral } from '../../src/persistence/arrayLiteral.ts';
 import { connectionSettings, connectionUrl, tlsOptions } from '../../src/persistence/connectionSettings.ts';
 import { splitPool } from '../../src/persistence/pools.ts';
 import { upsertAgentsSql } from '../../src/persistence/writeSql.ts';
@@ -12,7 +13,14 @@ describe('persistence SQL and connection settings', () => {
     const one = upsertAgentsSql(agentColumns([agent(1)]));
     const many = upsertAgentsSql(agentColumns([1, 2, 3, 4].map((n) => agent(n))));
     expect(many.text).to.equal(one.text);
-    expect(many.values[0]).to.have.length(4);
+    expect(many.values[0]).to.match(/^\{("[^"]+",){3}"[^"]+"\}$/);
+  });
+
+  it('encodes array parameters as PostgreSQL array literals, escaping quotes and backslashes', () => {
+    expect(arrayLiteral(['a', 'b"c', 'd\\e', null, '', 'NULL', '{x,y}'])).to.equal('{"a","b\\"c","d\\\\e",NULL,"","NULL","{x,y}"}');
+    expect(arrayLiteral([1.5, 0, null])).to.equal('{1.5,0,NULL}');
+    expect(arrayLiteral([true, false])).to.equal('{t,f}');
+    expect(arrayLiteral([])).to.equal('{}');
   });
 
   it('sends capabilities as the unsigned 64-bit decimal', () => {

@@ -4,7 +4,7 @@
 
 import type { ComponentHealth } from '../events/agentData.ts';
 import type { AgentState } from '../projections/registry/agentState.ts';
-import { storedJson, storedMs, storedNanos, storedText, textArrayLiteral } from './storedText.ts';
+import { storedJson, storedMs, storedNanos, storedPlainJson, storedText, textArrayLiteral } from './storedText.ts';
 
 export interface AgentColumns {
   readonly uid: string[];
@@ -74,12 +74,12 @@ export function agentColumns(agents: readonly AgentState[]): AgentColumns {
     c.healthReported.push(h !== null);
     c.healthComponents.push(h ? componentsJson(h) : null);
     c.capabilities.push(BigInt.asUintN(64, a.capabilities).toString());
-    c.identifying.push(a.description ? storedJson(a.description.identifying) : emptyObject);
-    c.nonIdentifying.push(a.description ? storedJson(a.description.nonIdentifying) : emptyObject);
+    c.identifying.push(a.description ? storedPlainJson(a.description.identifying) : emptyObject);
+    c.nonIdentifying.push(a.description ? storedPlainJson(a.description.nonIdentifying) : emptyObject);
     c.missingAttributes.push(textArrayLiteral(a.missingAttributes));
     c.reservedAttributeConflicts.push(textArrayLiteral(a.reservedAttributeConflicts));
     c.complianceUpdatedAt.push(storedMs(a.complianceUpdatedAt));
-    c.packages.push(a.packages ? storedJson(a.packages) : null);
+    c.packages.push(a.packages ? storedPlainJson(a.packages) : null);
   }
   return c;
 }
@@ -109,9 +109,14 @@ export function configColumns(agents: readonly AgentState[]): ConfigColumns {
   const c: ConfigColumns = { uid: [], filename: [], body: [], contentType: [], updatedAt: [] };
   for (const a of agents) {
     if (a.effectiveConfig === null) continue;
-    for (const [filename, file] of Object.entries(a.effectiveConfig)) {
+    // Two names that differ only in unstorable characters would collide once cleaned: first wins.
+    const names = new Set<string>();
+    for (const [name, file] of Object.entries(a.effectiveConfig)) {
+      const filename = storedText(name);
+      if (names.has(filename)) continue;
+      names.add(filename);
       c.uid.push(a.uid);
-      c.filename.push(storedText(filename));
+      c.filename.push(filename);
       c.body.push(storedText(file.body));
       c.contentType.push(storedText(file.contentType));
       c.updatedAt.push(a.lastSeen);

@@ -7,11 +7,11 @@ import type { AgentState } from '../projections/registry/agentState.ts';
 import { agentColumns, configColumns, sessionColumns } from './agentColumns.ts';
 import { runWrite, type ObserveWrite, type WritePolicy } from './writeOp.ts';
 import {
-  deleteConfigsSql,
-  insertConfigsSql,
+  deleteStaleConfigsSql,
   purgeSql,
   softDeleteSql,
   upsertAgentsSql,
+  upsertConfigsSql,
   upsertSessionsSql,
   type Eviction,
 } from './writeSql.ts';
@@ -62,9 +62,9 @@ async function saveChunk(client: pg.PoolClient, agents: readonly AgentState[]): 
   if (applied.size === 0) return applied;
   const changed = applied.size === agents.length ? agents : agents.filter((a) => applied.has(a.uid));
   await client.query(upsertSessionsSql(sessionColumns(changed), { agentsKnownToExist: true }));
-  await client.query(deleteConfigsSql([...applied]));
   const configs = configColumns(changed);
-  if (configs.uid.length > 0) await client.query(insertConfigsSql(configs));
+  await client.query(deleteStaleConfigsSql([...applied], configs));
+  if (configs.uid.length > 0) await client.query(upsertConfigsSql(configs));
   return applied;
 }
 

@@ -24,6 +24,18 @@ export function storedJson(value: unknown): string {
   return JSON.stringify(value, replacer);
 }
 
+/** JSON.stringify escapes NUL as \u0000 and a lone surrogate as \udXXX: the only escapes jsonb refuses. */
+const unstorableEscape = /\\u(?:0000|d[89a-f])/i;
+
+/**
+ * storedJson for values without bigints (attribute sets, packages), on the fast path: plain
+ * JSON.stringify, and the cleaning replacer only when the output shows something to clean.
+ */
+export function storedPlainJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  return unstorableEscape.test(text) ? storedJson(value) : text;
+}
+
 /** Largest instant PostgreSQL and Date both hold comfortably (9999-12-31T23:59:59.999Z), in ms. */
 const maxMs = 253_402_300_799_999;
 

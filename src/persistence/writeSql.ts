@@ -3,6 +3,7 @@
 // agents. Times travel as Unix ms (float8) and become timestamptz here.
 
 import type { AgentColumns, ConfigColumns, SessionColumns } from './agentColumns.ts';
+import { arrayLiteral } from './arrayLiteral.ts';
 
 export interface Sql {
   readonly text: string;
@@ -49,7 +50,7 @@ RETURNING a.instance_uid`,
       c.uid, c.firstSeen, c.lastSeen, c.healthy, c.healthError, c.healthStatus, c.healthStartTime,
       c.healthStatusTime, c.healthReported, c.healthComponents, c.capabilities, c.identifying,
       c.nonIdentifying, c.missingAttributes, c.reservedAttributeConflicts, c.complianceUpdatedAt, c.packages,
-    ],
+    ].map(arrayLiteral),
   };
 }
 
@@ -80,23 +81,36 @@ RETURNING s.instance_uid`,
     values: [
       c.uid, c.connected, c.remoteAddr, c.tlsSubject, c.viaGateway, c.transport, c.descriptionReported,
       c.sequenceNum, c.connectionChangedAt, c.updatedAt,
-    ],
+    ].map(arrayLiteral),
   };
 }
 
-/** Effective configs are replaced wholesale (rule 15): first every file of the saved agents goes... */
-export function deleteConfigsSql(uids: readonly string[]): Sql {
-  return { text: 'DELETE FROM agent_effective_config WHERE instance_uid = ANY($1::text[])', values: [uids] };
+/**
+ * Effective configs are replaced wholesale (rule 15), in two statements: first the files of the
+ * saved agents that they no longer report are deleted...
+ */
+export function deleteStaleConfigsSql(uids: readonly string[], c: ConfigColumns): Sql {
+  return {
+    text: `DELETE FROM agent_effective_config c
+WHERE c.instance_uid = ANY($1::text[])
+  AND (c.instance_uid, c.filename) NOT IN (SELECT t.uid, t.filename FROM UNNEST($2::text[], $3::text[]) AS t(uid, filename))`,
+    values: [uids, c.uid, c.filename].map(arrayLiteral),
+  };
 }
 
-/** ...then the current files are inserted, one row per file. */
-export function insertConfigsSql(c: ConfigColumns): Sql {
+/**
+ * ...then every current file is written, one row per file. An upsert rather than delete-and-insert:
+ * the rows end up the same, but an unchanged file name is an in-place (HOT) update that neither
+ * touches the index nor re-checks the foreign key.
+ */
+export function upsertConfigsSql(c: ConfigColumns): Sql {
   return {
-    text: `INSERT INTO agent_effective_config (instance_uid, filename, body, content_type, updated_at)
+    text: `INSERT INTO agent_effective_config AS c (instance_uid, filename, body, content_type, updated_at)
 SELECT t.uid, t.filename, t.body, t.content_type, ${ts('t.updated_at')}
 FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[]) AS t(uid, filename, body, content_type, updated_at)
-ON CONFLICT (instance_uid, filename) DO NOTHING`,
-    values: [c.uid, c.filename, c.body, c.contentType, c.updatedAt],
+ON CONFLICT (instance_uid, filename) DO UPDATE SET
+  body = EXCLUDED.body, content_type = EXCLUDED.content_type, updated_at = EXCLUDED.updated_at`,
+    values: [c.uid, c.filename, c.body, c.contentType, c.updatedAt].map(arrayLiteral),
   };
 }
 
@@ -119,7 +133,7 @@ export function softDeleteSql(evictions: readonly Eviction[]): Sql {
 FROM UNNEST($1::text[], $2::float8[], $3::float8[]) AS e(uid, last_seen, at)
 WHERE a.instance_uid = e.uid AND a.evicted_at IS NULL AND a.updated_at <= ${ts('e.last_seen')}
 RETURNING a.instance_uid`,
-    values: [evictions.map((e) => e.uid), evictions.map((e) => e.lastSeen), evictions.map((e) => e.at)],
+    values: [evictions.map((e) => e.uid), evictions.map((e) => e.lastSeen), evictions.map((e) => e.at)].map(arrayLiteral),
   };
 }
 
