@@ -7,6 +7,7 @@
 import type { BenchContext, ResultRow, Scenario } from '../scenario.ts';
 import { createFleet } from '../../simulate/fleet.ts';
 import { median, round, waitFor } from '../support/numbers.ts';
+import { cpuSeconds } from '../support/procStats.ts';
 
 async function registryTotal(uiUrl: string): Promise<number | undefined> {
   try {
@@ -24,17 +25,19 @@ async function measure(ctx: BenchContext, total: number, ws: number) {
     const common = { url: server.opampUrl, heartbeatMs: 3_600_000, flapRate: 0, configBytes: 1024, attributes: 10, churnPerSecond: 0, rampPerSecond: ctx.quick ? 2000 : 10_000, gateways: 0, localAddresses: ctx.localAddresses };
     const fleets = [createFleet({ ...common, agents: ws, transport: 'ws' })];
     if (total > ws) fleets.push(createFleet({ ...common, agents: total - ws, transport: 'http' }));
+    const cpu0 = cpuSeconds(server.pid);
     const t0 = performance.now();
     await Promise.all(fleets.map((f) => f.start()));
     const rampSeconds = (performance.now() - t0) / 1000;
     const registered = () => fleets.reduce((n, f) => n + f.stats.replies, 0) >= total;
     await waitFor(registered, 60_000, 5);
     const allSeconds = (performance.now() - t0) / 1000;
+    const serverCpu = cpuSeconds(server.pid) - cpu0;
     const inRegistry = await registryTotal(server.uiUrl);
     const errors = fleets.reduce((n, f) => n + f.snapshot().errors, 0);
     const replies = fleets.reduce((n, f) => n + f.stats.replies, 0);
     await Promise.all(fleets.map((f) => f.stop()));
-    return { rampSeconds, allSeconds, inRegistry, errors, replies };
+    return { rampSeconds, allSeconds, serverCpu, inRegistry, errors, replies };
   } finally {
     await server.stop();
   }
@@ -60,6 +63,7 @@ const scenario: Scenario = {
         transports: ws === total ? 'ws' : `${ws} ws + ${total - ws} http`,
         'connects issued within s (median)': round(median(runs.map((r) => r.rampSeconds)), 2),
         'all registered after s (median)': round(all, 2),
+        'server CPU s (median)': round(median(runs.map((r) => r.serverCpu)), 2),
         'registry total (GET /api/status)': runs.map((r) => r.inRegistry ?? 'n/a').join(' / '),
         errors: runs.reduce((a, r) => a + r.errors, 0),
       },
