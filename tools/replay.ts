@@ -5,6 +5,12 @@ import { RecordingFormatError } from '../src/io/recorder/recordingReader.ts';
 import { ConfigError } from '../src/io/config/loadConfig.ts';
 import { replayUsage, runReplayCli, UsageError } from './replay/replayCli.ts';
 
+// `replay FILE | head` closes stdout early: that is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 try {
   process.exitCode = await runReplayCli(process.argv.slice(2));
 } catch (error) {

@@ -1,7 +1,21 @@
 // Virtual time for replay: an RxJS VirtualTimeScheduler that is moved forward to each record's receive
 // time, running every timer (the liveness sweep) that falls due on the way, in order.
 
-import { VirtualTimeScheduler } from 'rxjs';
+import { VirtualAction, VirtualTimeScheduler, type Subscription } from 'rxjs';
+
+/**
+ * RxJS's VirtualAction makes a new action each time a periodic action reschedules itself and chains
+ * it to the previous one; a recording spanning hours of one-second sweeps then builds a chain that
+ * overflows the stack when unsubscribed. This action reschedules itself in place, as AsyncAction does.
+ */
+class ReschedulingAction<T> extends VirtualAction<T> {
+  override schedule(state?: T, delay = 0): Subscription {
+    if (!Number.isFinite(delay)) return super.schedule(state, delay);
+    // AsyncAction.prototype.schedule: reuses this action (RxJS exports no AsyncAction to extend).
+    const asyncAction = Object.getPrototypeOf(VirtualAction.prototype) as { schedule(this: VirtualAction<T>, state?: T, delay?: number): Subscription };
+    return asyncAction.schedule.call(this, state, delay);
+  }
+}
 
 export interface VirtualClock {
   readonly scheduler: VirtualTimeScheduler;
@@ -11,7 +25,7 @@ export interface VirtualClock {
 }
 
 export function createVirtualClock(start: number): VirtualClock {
-  const scheduler = new VirtualTimeScheduler();
+  const scheduler = new VirtualTimeScheduler(ReschedulingAction);
   scheduler.frame = start;
   return {
     scheduler,
