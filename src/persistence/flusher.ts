@@ -103,8 +103,12 @@ export function createFlusher(deps: FlusherDeps): Flusher {
   const subscriptions = [
     deps.events$.subscribe((event) => {
       if (event.type !== 'AgentEvicted') return;
-      const { uid, lastSeen } = event.data;
-      evictions.set(uid, { uid, lastSeen, at: event.at });
+      try {
+        const { uid, lastSeen } = event.data;
+        evictions.set(uid, { uid, lastSeen, at: event.at });
+      } catch (error) {
+        logger.error({ err: error }, 'eviction bookkeeping failed');
+      }
     }),
     deps.windows$.subscribe((uids) => {
       try {

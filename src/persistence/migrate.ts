@@ -25,6 +25,8 @@ export async function applyServiceMigrations(settings: ConnectionSettings): Prom
     ssl: settings.ssl === false ? 'disable' : settings.ssl,
     poolSize: 1,
     bigIntMode: 'bigint',
+    // Failures surface as rejected migrations; an idle-connection error has nothing to add.
+    onError: () => undefined,
   });
   try {
     await applyMigrations({ connection, migrationsDirectory });

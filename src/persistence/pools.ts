@@ -49,13 +49,13 @@ export function createPools(settings: ConnectionSettings, options: PoolOptions):
     pool.on('error', (error) => options.logger.warn({ err: error, pool: name }, 'idle database connection failed'));
   }
   const inUse = (p: pg.Pool) => p.totalCount - p.idleCount;
+  let ended: Promise<void> | undefined;
   return {
     read,
     write,
     max: sizes.read + sizes.write,
     acquired: () => inUse(read) + inUse(write),
-    end: async () => {
-      await Promise.all([read.end(), write.end()]);
-    },
+    // Idempotent: a failed startup already ended the pools before stop() runs.
+    end: () => (ended ??= Promise.all([read.end(), write.end()]).then(() => undefined)),
   };
 }
