@@ -22,6 +22,11 @@ export interface Registry {
   readonly size: number;
   /** Every agent in ascending instance_uid order (string order of the canonical form). */
   ordered(): IterableIterator<AgentState>;
+  /**
+   * The same walk without an iterator, for hot read paths: calls `visit` in instance_uid order until
+   * it returns false.
+   */
+  forEachOrdered(visit: (agent: AgentState) => boolean | void): void;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
 }
@@ -92,6 +97,11 @@ export function createRegistryProjection(
     for (const slot of orderedSlots()) yield slot.state;
   }
 
+  function forEachOrdered(visit: (agent: AgentState) => boolean | void): void {
+    const slots = orderedSlots();
+    for (let i = 0; i < slots.length; i++) if (visit(slots[i]!.state) === false) return;
+  }
+
   function* values(): IterableIterator<AgentState> {
     for (const slot of agents.values()) yield slot.state;
   }
@@ -102,6 +112,7 @@ export function createRegistryProjection(
       return agents.size;
     },
     ordered,
+    forEachOrdered,
     values,
     stop: () => subscription.unsubscribe(),
   };

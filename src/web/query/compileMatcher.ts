@@ -23,6 +23,22 @@ function compileRegex(m: Matcher): Parsed<RE2JS> {
   }
 }
 
+/** Distinct values remembered per compiled regex: fleets repeat values (service names, versions). */
+const memoLimit = 4096;
+
+/** A regex test that remembers its answer for up to memoLimit distinct values (one request's filter). */
+function memoize(regex: RE2JS): (value: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (value) => {
+    let hit = seen.get(value);
+    if (hit === undefined) {
+      hit = regex.testExact(value);
+      if (seen.size < memoLimit) seen.set(value, hit);
+    }
+    return hit;
+  };
+}
+
 /**
  * `=` and `=~` need the key to be present; `!=` and `!~` also match agents that lack it (issue 4).
  * Attribute lookup: identifying attributes first, then non-identifying (attributeOf).
@@ -38,13 +54,13 @@ export function compileMatcher(m: Matcher): Parsed<AgentPredicate> {
     case '!~': {
       const re = compileRegex(m);
       if (!re.ok) return re;
-      const regex = re.value;
+      const test = memoize(re.value);
       const positive = m.op === '=~';
       return {
         ok: true,
         value: (a) => {
           const v = attributeOf(a, key);
-          return v === undefined ? !positive : regex.testExact(v) === positive;
+          return v === undefined ? !positive : test(v) === positive;
         },
       };
     }

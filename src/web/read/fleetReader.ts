@@ -7,7 +7,8 @@
 // - rule 5: the store contract already leaves soft-deleted agents out (storeReader.ts);
 // - a failed list read degrades to the registry alone with `partial: true` and onStoreFallback.
 // Cost: an unfiltered page without a store walks the ordered index for offset + limit entries; any
-// other list is one linear pass over the registry calling the compiled filter.
+// other list is one linear pass over the registry calling the compiled filter (a callback loop, no
+// iterator chain: at 100,000 agents the generators cost more than the matching).
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
@@ -70,23 +71,36 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
       .sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   }
 
-  function* localMatches(filter: FleetFilter): Generator<AgentState> {
-    for (const agent of registry.ordered()) if (filter.matches(agent)) yield agent;
+  /** The registry's matches in instance_uid order: one tight pass over the ordered index. */
+  function localMatches(filter: FleetFilter): AgentState[] {
+    const out: AgentState[] = [];
+    registry.forEachOrdered((agent) => {
+      if (filter.matches(agent)) out.push(agent);
+    });
+    return out;
   }
 
-  function unfilteredLocalPage(page: Page): FleetPage {
+  function localPage(filter: FleetFilter, page: Page): FleetPage {
     const agents: AgentState[] = [];
-    let index = 0;
-    for (const agent of registry.ordered()) {
-      if (index++ < page.offset) continue;
-      if (agents.length >= page.limit) break;
-      agents.push(agent);
+    let total = 0;
+    const end = page.offset + page.limit;
+    if (filter.empty) {
+      registry.forEachOrdered((agent) => {
+        if (total >= page.offset) agents.push(agent);
+        return ++total < end;
+      });
+      return { agents, total: registry.size, partial: false };
     }
-    return { agents, total: registry.size, partial: false };
+    registry.forEachOrdered((agent) => {
+      if (!filter.matches(agent)) return;
+      if (total >= page.offset && total < end) agents.push(agent);
+      total++;
+    });
+    return { agents, total, partial: false };
   }
 
   async function listPage(filter: FleetFilter, page: Page, surface: ReadSurface): Promise<FleetPage> {
-    if (store === undefined && filter.empty) return unfilteredLocalPage(page);
+    if (store === undefined) return localPage(filter, page);
     const extras = await storeOnly(filter, surface);
     const agents: AgentState[] = [];
     let total = 0;
@@ -99,8 +113,10 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   }
 
   async function listAll(filter: FleetFilter, surface: ReadSurface): Promise<FleetSet> {
+    const local = localMatches(filter);
+    if (store === undefined) return { agents: local, partial: false };
     const extras = await storeOnly(filter, surface);
-    return { agents: [...mergeByUid(localMatches(filter), extras ?? [])], partial: extras === undefined };
+    return { agents: [...mergeByUid(local, extras ?? [])], partial: extras === undefined };
   }
 
   async function getAgent(uid: InstanceUid): Promise<AgentState | undefined> {
