@@ -69,11 +69,12 @@ describe('profiling (/debug/pprof)', () => {
     });
 
     it('serves a sampled heap profile in pprof format', async () => {
-      const keep = Array.from({ length: 20_000 }, (_, i) => ({ i, s: `value-${i}`.repeat(8) }));
+      // Enough live allocation (~30 MB) that the 512 KiB sampler keeps samples whatever else ran before.
+      const keep = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `value-${i}`.repeat(8) }));
       const { profile, types } = await profileAt(url('heap'));
       expect(types).to.deep.equal(['inuse_objects/count', 'inuse_space/bytes']);
       expect(profile.sample.length).to.be.greaterThan(0);
-      expect(keep.length).to.equal(20_000);
+      expect(keep.length).to.equal(200_000);
     });
 
     it('refuses a second CPU profile while one is running', async () => {
