@@ -69,7 +69,7 @@ async function saveChunk(client: pg.PoolClient, agents: readonly AgentState[]): 
 }
 
 export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): AgentWriter {
-  const size = options.chunkSize ?? 2000;
+  const size = options.chunkSize ?? 5000;
   const concurrency = options.concurrency ?? 1;
   const { policy, observe } = options;
 

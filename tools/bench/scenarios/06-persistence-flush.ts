@@ -1,6 +1,6 @@
 // Persistence: one flush of 100,000 changed agents with 1 KiB effective configs, through the
 // service's own writer (guarded UNNEST upserts in chunked transactions, written concurrently as the
-// service does with database.pool_max 10; SVC_BENCH_CONCURRENCY overrides). Goal: within one 5 s window.
+// service does with database.pool_max 10; SVC_BENCH_CONCURRENCY and SVC_BENCH_CHUNK override). Goal: within one 5 s window.
 
 import { defaultWritePolicy } from '../../../src/persistence/writeOp.ts';
 import { splitPool } from '../../../src/persistence/pools.ts';
@@ -17,7 +17,7 @@ const scenario: Scenario = {
     const count = ctx.quick ? 2000 : 100_000;
     const bench = await openBenchDatabase();
     try {
-      const writer = createAgentWriter(bench.pools.write, { policy: { ...defaultWritePolicy, timeoutMs: 60_000 }, observe: () => undefined, concurrency: Number(process.env.SVC_BENCH_CONCURRENCY ?? writeConcurrency(splitPool(10).write)) });
+      const writer = createAgentWriter(bench.pools.write, { policy: defaultWritePolicy, observe: () => undefined, concurrency: Number(process.env.SVC_BENCH_CONCURRENCY ?? writeConcurrency(splitPool(10).write)), chunkSize: Number(process.env.SVC_BENCH_CHUNK ?? 5000) });
       const times = { insert: [] as number[], update: [] as number[] };
       let lastSeen = 1_800_000_000_000;
       for (let run = 0; run < ctx.runs; run++) {
@@ -44,7 +44,7 @@ const scenario: Scenario = {
       return {
         rows,
         goals: [`flush of ${count} changed agents ≤ 5000 ms: ${update <= 5000 ? 'met' : 'not met'} (${round(update)} ms)`],
-        notes: [`${bench.label}; 1 KiB effective config per agent; chunks of 2,000 agents per transaction`],
+        notes: [`${bench.label}; 1 KiB effective config per agent; chunks of 5,000 agents per transaction`],
       };
     } finally {
       await bench.close();
