@@ -2,10 +2,10 @@
 //
 // Fleet lists share one store read (a snapshot), refreshed in the background: a list served from a
 // snapshot younger than `listFreshMs` (1 s) reads nothing; one between that and `listMaxStaleMs`
-// (5 s, one flush window) is answered from the snapshot at once while a refresh starts; an older
-// snapshot, or none, is waited for. Stored data is already up to a flush behind (rule 6), so a
-// snapshot adds at most one more window while a 100,000-row read (about a second of database and
-// parsing work) never sits in a request's path. A failed read drops the snapshot and rejects, so the
+// (10 s: two flush windows, so a page polling every 5 s never waits) is answered from the snapshot
+// at once while a refresh starts; an older snapshot, or none, is waited for. Stored data is already
+// up to a flush behind (rule 6); the snapshot keeps a 100,000-row read (about a second of database
+// and parsing work) out of the requests' path. A failed read drops the snapshot and rejects, so the
 // next lists answer `partial` until the store answers again. `connected` is computed against the
 // time of the read (rule 10).
 
@@ -39,7 +39,7 @@ async function mapRows(rows: unknown[][], freshness: Freshness): Promise<AgentSt
 
 export function createPgStoreReader(pool: pg.Pool, options: StoreReaderOptions): AgentStoreReader {
   const freshMs = options.listFreshMs ?? 1000;
-  const maxStaleMs = Math.max(freshMs, options.listMaxStaleMs ?? 5000);
+  const maxStaleMs = Math.max(freshMs, options.listMaxStaleMs ?? 10_000);
   let snapshot: { at: number; agents: AgentState[] } | undefined;
   let reading: Promise<AgentState[]> | undefined;
 
