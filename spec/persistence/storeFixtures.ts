@@ -11,29 +11,26 @@ import { createPgStoreReader } from '../../src/persistence/pgStoreReader.ts';
 import { createPools, type Pools } from '../../src/persistence/pools.ts';
 import type { AgentStoreReader } from '../../src/persistence/storeReader.ts';
 import type { WriteOp } from '../../src/persistence/writeOp.ts';
+import { agent as baseAgent } from '../support/agentFixture.ts';
 import type { TestDatabase } from '../support/postgres.ts';
 
 export const uidOf = (n: number): InstanceUid => `018f0000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;
 
 export function agent(n: number, over: Partial<AgentState> = {}): AgentState {
-  return {
+  return baseAgent({
     uid: uidOf(n),
-    firstSeen: 1_700_000_000_000,
-    lastSeen: 1_700_000_001_000,
-    sequenceNum: 3n,
-    capabilities: 0x1fn,
-    description: { identifying: { 'service.name': `svc-${n}` }, nonIdentifying: { 'host.name': `host-${n}` } },
-    health: null,
-    effectiveConfig: null,
-    packages: null,
-    missingAttributes: [],
-    reservedAttributeConflicts: [],
-    complianceUpdatedAt: null,
-    connected: true,
-    session: { connectionId: 7 as ConnectionId, transport: 'ws', viaGateway: false, remoteAddr: '10.0.0.1:4000', tlsSubject: null },
-    connectionChangedAt: 1_700_000_000_000,
-    ...over,
-  };
+    identifying: { 'service.name': `svc-${n}` },
+    nonIdentifying: { 'host.name': `host-${n}` },
+    over: {
+      firstSeen: 1_700_000_000_000,
+      lastSeen: 1_700_000_001_000,
+      sequenceNum: 3n,
+      capabilities: 0x1fn,
+      session: { connectionId: 7 as ConnectionId, transport: 'ws', viaGateway: false, remoteAddr: '10.0.0.1:4000', tlsSubject: null },
+      connectionChangedAt: 1_700_000_000_000,
+      ...over,
+    },
+  });
 }
 
 export interface StoreFixture {

@@ -3,15 +3,13 @@
 import type { Session } from '../../src/events/agentData.ts';
 import type { AgentEvent } from '../../src/events/fleetEvent.ts';
 import type { ConnectionId, InstanceUid } from '../../src/events/ids.ts';
+import { testSession, uidOf } from './agentFixture.ts';
 
-export const uid = (n: number): InstanceUid => `00000000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;
+export const uid = uidOf;
 
 export const session = (connectionId = 1, over: Partial<Session> = {}): Session => ({
+  ...testSession,
   connectionId: connectionId as ConnectionId,
-  transport: 'ws',
-  viaGateway: false,
-  remoteAddr: '127.0.0.1:5000',
-  tlsSubject: null,
   ...over,
 });
 

@@ -5,6 +5,7 @@ import { createLivenessSweeper } from '../../../src/projections/liveness/livenes
 import { livenessThresholds, sweep, sweepIntervalMs } from '../../../src/projections/liveness/sweep.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
+import { agent } from '../../support/agentFixture.ts';
 import { checkedIn, connected, session, uid } from '../../support/events.ts';
 
 const t = livenessThresholds(30_000, 3);
@@ -85,21 +86,5 @@ describe('liveness sweep', () => {
 });
 
 function stateAt(lastSeen: number) {
-  return {
-    uid: uid(1),
-    firstSeen: lastSeen,
-    lastSeen,
-    sequenceNum: 0n,
-    capabilities: 1n,
-    description: null,
-    health: null,
-    effectiveConfig: null,
-    packages: null,
-    missingAttributes: [],
-    reservedAttributeConflicts: [],
-    complianceUpdatedAt: null,
-    connected: true,
-    session: session(),
-    connectionChangedAt: lastSeen,
-  };
+  return agent({ n: 1, over: { firstSeen: lastSeen, lastSeen, connectionChangedAt: lastSeen } });
 }

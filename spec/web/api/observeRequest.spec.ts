@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { connected } from '../../support/events.ts';
-import { uidOf } from '../query/agentFixture.ts';
+import { uidOf } from '../../support/agentFixture.ts';
 import { request } from './apiClient.ts';
 import { startApiServer, type ApiServer } from './apiServer.ts';
 

@@ -6,7 +6,7 @@ import type { AgentState } from '../../../src/projections/registry/agentState.ts
 import { createRegistryProjection, type RegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
 import { matchAll, parseFleetQuery, type FleetFilter } from '../../../src/web/query/fleetQuery.ts';
 import { createFleetReader, type ReadSurface } from '../../../src/web/read/fleetReader.ts';
-import { agent, uidOf } from '../query/agentFixture.ts';
+import { agent, uidOf } from '../../support/agentFixture.ts';
 import { connected, described } from '../../support/events.ts';
 
 /** An in-memory AgentStoreReader (a collaborator of the read path) that counts its reads. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { agentDetail, agentSummary } from '../../../src/web/views/agentView.ts';
 import { toJson } from '../../../src/web/views/json.ts';
-import { agent, health, testSession, uidOf } from '../query/agentFixture.ts';
+import { agent, health, testSession, uidOf } from '../../support/agentFixture.ts';
 
 describe('agent views', () => {
   const reported = agent({

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fleetCounts } from '../../../src/projections/registry/fleetCounts.ts';
 import { attributeKeys, attributeValues } from '../../../src/web/views/attributesView.ts';
 import { statusView } from '../../../src/web/views/statusView.ts';
-import { agent, health } from '../query/agentFixture.ts';
+import { agent, health } from '../../support/agentFixture.ts';
 
 describe('status view', () => {
   it('has exactly the SPEC fields, with uptime from the injected clock', () => {
