@@ -7,7 +7,7 @@ describe('agent views', () => {
   const reported = agent({
     n: 7,
     identifying: { 'service.name': 'collector', 'service.version': '1.2.3' },
-    nonIdentifying: { 'host.name': 'node-1', 'opamp.managed_by': 'supervisor' },
+    nonIdentifying: { 'host.name': 'node-1', 'opamp.managed_by': 'opentelemetry-opampsupervisor' },
     over: {
       sequenceNum: 42n,
       capabilities: 0x1n | 0x800n | (1n << 63n),

@@ -4,11 +4,9 @@
 // per-agent visitor runs only when the series are not capped.
 
 import type { Route, Transport } from '../../events/agentData.ts';
-import { attributeOf, type AgentState } from '../registry/agentState.ts';
+import { isSupervisorManaged, type AgentState } from '../registry/agentState.ts';
 
 /** The attribute and value that mark an agent as run by the OpAMP supervisor. */
-export const managedByKey = 'opamp.managed_by';
-export const supervisorValue = 'opentelemetry-opampsupervisor';
 
 export type ConnectedKey = `${Transport}_${Route}`;
 
@@ -34,8 +32,6 @@ export const connectedKeys: readonly { key: ConnectedKey; transport: Transport; 
   { key: 'http_gateway', transport: 'http', via: 'gateway' },
 ];
 
-export const isSupervisorManaged = (agent: AgentState): boolean =>
-  attributeOf(agent, managedByKey) === supervisorValue;
 
 /** SPEC: "When svc_fleet_size exceeds metrics.per_agent_series_limit, all per-agent series are omitted". */
 export const isCapped = (size: number, limit: number): boolean => size > limit;

@@ -52,3 +52,13 @@ export function attributeOf(agent: AgentState, key: string): string | undefined 
   const other: unknown = d.nonIdentifying[key];
   return typeof other === 'string' ? other : undefined;
 }
+
+/** The attribute a supervisor-managed agent declares, and the value the OpAMP supervisor sets. */
+export const managedByKey = 'opamp.managed_by';
+export const supervisorValue = 'opentelemetry-opampsupervisor';
+
+/**
+ * True when the agent declares `opamp.managed_by: opentelemetry-opampsupervisor`. False means "not
+ * declared", not "not managed".
+ */
+export const isSupervisorManaged = (agent: AgentState): boolean => attributeOf(agent, managedByKey) === supervisorValue;

@@ -3,13 +3,12 @@
 // null, arrays and maps are never null, capabilities/sequence_num stay bigint (see json.ts).
 
 import type { Attributes } from '../../events/agentData.ts';
-import { attributeOf, type AgentState } from '../../projections/registry/agentState.ts';
+import { attributeOf, isSupervisorManaged, type AgentState } from '../../projections/registry/agentState.ts';
 import { capabilityFlags, type CapabilityFlags } from './capabilityFlags.ts';
 import { healthView, type HealthView } from './healthView.ts';
 import { rfc3339FromMs, rfc3339FromNanos } from './time.ts';
 
 /** The attribute a supervisor-managed agent declares (SPEC svc_agents_supervisor_managed). */
-export const supervisorAttribute = 'opamp.managed_by';
 
 export interface AgentSummary {
   readonly instance_uid: string;
@@ -103,7 +102,7 @@ export function agentSummary(agent: AgentState): AgentSummary {
     missing_attributes: agent.missingAttributes,
     reserved_attribute_conflicts: agent.reservedAttributeConflicts,
     compliance_updated_at: rfc3339FromMs(agent.complianceUpdatedAt),
-    supervisor_managed: (attributeOf(agent, supervisorAttribute) ?? '') !== '',
+    supervisor_managed: isSupervisorManaged(agent),
   };
 }
 
