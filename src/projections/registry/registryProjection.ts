@@ -12,6 +12,7 @@ import type { FleetEvent } from '../../events/fleetEvent.ts';
 import { isAgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from './agentState.ts';
+import { buildAttributeColumn, type AttributeColumn } from './attributeColumn.ts';
 import { evolveAgent } from './evolveAgent.ts';
 
 const BTree = BTreeModule.default;
@@ -26,7 +27,13 @@ export interface Registry {
    * The same walk without an iterator, for hot read paths: calls `visit` in instance_uid order until
    * it returns false.
    */
-  forEachOrdered(visit: (agent: AgentState) => boolean | void): void;
+  forEachOrdered(visit: (agent: AgentState, index: number) => boolean | void): void;
+  /**
+   * The column of attribute `key` aligned with forEachOrdered's indexes (see attributeColumn.ts).
+   * Cached until an agent registers, leaves or reports a new description; call it in the same
+   * synchronous turn as the forEachOrdered walk it serves.
+   */
+  attributeColumn(key: string): AttributeColumn;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
 }
@@ -48,6 +55,10 @@ export function createRegistryProjection(
   const agents = new Map<InstanceUid, Slot>();
   const index = new BTree<InstanceUid, Slot>();
   let snapshot: Slot[] | null = [];
+  /** Bumped when membership or any description changes: cached attribute columns are then stale. */
+  let descriptions = 0;
+  const columns = new Map<string, { version: number; column: AttributeColumn }>();
+  const maxCachedColumns = 32;
 
   function apply(event: FleetEvent): void {
     if (!isAgentEvent(event)) return;
@@ -60,12 +71,15 @@ export function createRegistryProjection(
       agents.delete(uid);
       index.delete(uid);
       snapshot = null;
+      descriptions++;
     } else if (slot === undefined) {
       const fresh = { state: after };
       agents.set(uid, fresh);
       index.set(uid, fresh);
       snapshot = null;
+      descriptions++;
     } else {
+      if (after.description !== before?.description) descriptions++;
       slot.state = after;
     }
   }
@@ -97,9 +111,21 @@ export function createRegistryProjection(
     for (const slot of orderedSlots()) yield slot.state;
   }
 
-  function forEachOrdered(visit: (agent: AgentState) => boolean | void): void {
+  function forEachOrdered(visit: (agent: AgentState, index: number) => boolean | void): void {
     const slots = orderedSlots();
-    for (let i = 0; i < slots.length; i++) if (visit(slots[i]!.state) === false) return;
+    for (let i = 0; i < slots.length; i++) if (visit(slots[i]!.state, i) === false) return;
+  }
+
+  function attributeColumn(key: string): AttributeColumn {
+    const cached = columns.get(key);
+    if (cached !== undefined && cached.version === descriptions) return cached.column;
+    if (columns.size >= maxCachedColumns) columns.clear();
+    const column = buildAttributeColumn(
+      orderedSlots().map((slot) => slot.state),
+      key,
+    );
+    columns.set(key, { version: descriptions, column });
+    return column;
   }
 
   function* values(): IterableIterator<AgentState> {
@@ -113,6 +139,7 @@ export function createRegistryProjection(
     },
     ordered,
     forEachOrdered,
+    attributeColumn,
     values,
     stop: () => subscription.unsubscribe(),
   };

@@ -1,9 +1,9 @@
-// Compiles a parsed matcher into a predicate over agents. Regexes use RE2 syntax through re2js, a
+// Compiles a parsed matcher into a test of one attribute value. Regexes use RE2 syntax through re2js, a
 // linear-time RE2 port, so no user input ever reaches JavaScript's backtracking RegExp; they match the
 // full value (testExact), as SPEC "GET /api/agents" requires.
 
 import { RE2JS } from 're2js';
-import { attributeOf, type AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentState } from '../../projections/registry/agentState.ts';
 import { formatMatcher, type Matcher, type Parsed } from './matcher.ts';
 
 export type AgentPredicate = (agent: AgentState) => boolean;
@@ -39,30 +39,26 @@ function memoize(regex: RE2JS): (value: string) => boolean {
   };
 }
 
+/** A test of one attribute value; `undefined` means the agent lacks the key. */
+export type ValueTest = (value: string | undefined) => boolean;
+
 /**
  * `=` and `=~` need the key to be present; `!=` and `!~` also match agents that lack it (issue 4).
- * Attribute lookup: identifying attributes first, then non-identifying (attributeOf).
  */
-export function compileMatcher(m: Matcher): Parsed<AgentPredicate> {
-  const { key, value } = m;
+export function compileValueTest(m: Matcher): Parsed<ValueTest> {
+  const { value } = m;
   switch (m.op) {
     case '=':
-      return { ok: true, value: (a) => attributeOf(a, key) === value };
+      return { ok: true, value: (v) => v === value };
     case '!=':
-      return { ok: true, value: (a) => attributeOf(a, key) !== value };
+      return { ok: true, value: (v) => v !== value };
     case '=~':
     case '!~': {
       const re = compileRegex(m);
       if (!re.ok) return re;
       const test = memoize(re.value);
       const positive = m.op === '=~';
-      return {
-        ok: true,
-        value: (a) => {
-          const v = attributeOf(a, key);
-          return v === undefined ? !positive : test(v) === positive;
-        },
-      };
+      return { ok: true, value: (v) => (v === undefined ? !positive : test(v) === positive) };
     }
     default: {
       const _exhaustive: never = m.op;

@@ -3,7 +3,8 @@
 // `matches(agent)`. All terms combine with AND.
 
 import type { AgentState } from '../../projections/registry/agentState.ts';
-import { compileMatcher, type AgentPredicate } from './compileMatcher.ts';
+import { attributeOf } from '../../projections/registry/agentState.ts';
+import { compileValueTest, type AgentPredicate, type ValueTest } from './compileMatcher.ts';
 import { isRegexOp, parseMatcher, type Matcher } from './matcher.ts';
 
 export type BooleanFilterKey = 'healthy' | 'connected' | 'via_gateway';
@@ -28,11 +29,23 @@ export type FilterTerm =
   | { readonly kind: 'boolean'; readonly key: BooleanFilterKey; readonly value: boolean }
   | { readonly kind: 'matcher'; readonly source: 'match' | 'bare' | 'legacy'; readonly matcher: Matcher };
 
+export interface AttributeTest {
+  readonly key: string;
+  readonly test: ValueTest;
+}
+
 export interface FleetFilter {
   /** No terms: every agent matches (the read path then pages the ordered index directly). */
   readonly empty: boolean;
   readonly terms: readonly FilterTerm[];
   matches(agent: AgentState): boolean;
+  /**
+   * The same filter in two parts, for the read path's column evaluation over the registry: tests
+   * of attribute values, and predicates over the agent record (the boolean filters). An agent
+   * matches when every part accepts it.
+   */
+  readonly attributeTests: readonly AttributeTest[];
+  readonly agentTests: readonly AgentPredicate[];
 }
 
 export interface ParseOptions {
@@ -90,21 +103,24 @@ function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTer
 const cost = (t: FilterTerm): number => (t.kind === 'boolean' ? 0 : isRegexOp(t.matcher.op) ? 2 : 1);
 
 export function compileFilter(terms: readonly FilterTerm[]): ParsedQuery {
-  const predicates: AgentPredicate[] = [];
+  const agentTests: AgentPredicate[] = [];
+  const attributeTests: AttributeTest[] = [];
   for (const term of [...terms].sort((a, b) => cost(a) - cost(b))) {
     if (term.kind === 'boolean') {
-      predicates.push(booleanPredicates[term.key](term.value));
+      agentTests.push(booleanPredicates[term.key](term.value));
       continue;
     }
-    const compiled = compileMatcher(term.matcher);
+    const compiled = compileValueTest(term.matcher);
     if (!compiled.ok) return compiled;
-    predicates.push(compiled.value);
+    attributeTests.push({ key: term.matcher.key, test: compiled.value });
   }
   const matches = (agent: AgentState): boolean => {
-    for (const p of predicates) if (!p(agent)) return false;
+    for (const p of agentTests) if (!p(agent)) return false;
+    for (const { key, test } of attributeTests) if (!test(attributeOf(agent, key))) return false;
     return true;
   };
-  return { ok: true, filter: Object.freeze({ empty: predicates.length === 0, terms, matches }) };
+  const empty = agentTests.length === 0 && attributeTests.length === 0;
+  return { ok: true, filter: Object.freeze({ empty, terms, matches, attributeTests, agentTests }) };
 }
 
 /** Parses and compiles the filter part of a fleet query string; errors are messages for a 400. */
@@ -115,4 +131,4 @@ export function parseFleetQuery(params: URLSearchParams, options: ParseOptions =
 }
 
 /** The filter that matches every agent. */
-export const matchAll: FleetFilter = Object.freeze({ empty: true, terms: [], matches: () => true });
+export const matchAll: FleetFilter = Object.freeze({ empty: true, terms: [], matches: () => true, attributeTests: [], agentTests: [] });

@@ -71,11 +71,30 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
       .sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   }
 
+  /**
+   * The filter as a test of the registry's agent at ordered index i: attribute terms look up the
+   * registry's attribute columns (each matcher evaluated once per distinct value), the boolean terms
+   * read the record. Valid for one synchronous walk of forEachOrdered.
+   */
+  function localTest(filter: FleetFilter): (agent: AgentState, i: number) => boolean {
+    const columns = filter.attributeTests.map(({ key, test }) => {
+      const column = registry.attributeColumn(key);
+      return { ids: column.ids, accept: Uint8Array.from(column.values, (v) => (test(v) ? 1 : 0)) };
+    });
+    const { agentTests } = filter;
+    return (agent, i) => {
+      for (const c of columns) if (c.accept[c.ids[i]!] === 0) return false;
+      for (const p of agentTests) if (!p(agent)) return false;
+      return true;
+    };
+  }
+
   /** The registry's matches in instance_uid order: one tight pass over the ordered index. */
   function localMatches(filter: FleetFilter): AgentState[] {
     const out: AgentState[] = [];
-    registry.forEachOrdered((agent) => {
-      if (filter.matches(agent)) out.push(agent);
+    const test = localTest(filter);
+    registry.forEachOrdered((agent, i) => {
+      if (test(agent, i)) out.push(agent);
     });
     return out;
   }
@@ -91,8 +110,9 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
       });
       return { agents, total: registry.size, partial: false };
     }
-    registry.forEachOrdered((agent) => {
-      if (!filter.matches(agent)) return;
+    const test = localTest(filter);
+    registry.forEachOrdered((agent, i) => {
+      if (!test(agent, i)) return;
       if (total >= page.offset && total < end) agents.push(agent);
       total++;
     });
