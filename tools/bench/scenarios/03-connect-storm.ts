@@ -71,7 +71,10 @@ const scenario: Scenario = {
     const allRegistered = runs.every((r) => r.replies >= total && (r.inRegistry === undefined || r.inRegistry === total));
     return {
       rows,
-      goals: [`all ${total} registered with no errors within 2 s: ${allRegistered && runs.every((r) => r.errors === 0) && all <= 2 ? 'met' : 'not met'} (${round(all, 2)} s)`],
+      goals: [
+        `all ${total} registered with no errors: ${allRegistered && runs.every((r) => r.errors === 0) ? 'met' : 'not met'}`,
+        `registry complete within 2 s of the first connect: ${all <= 2 ? 'met' : 'not met'} (${round(all, 2)} s)`,
+      ],
     };
   },
 };
