@@ -2,22 +2,15 @@
 // traffic to FILE like debug.record_file, and wins over the file and the environment (docs/tools.md).
 // Invalid configuration exits 2 before any listener opens; SIGTERM/SIGINT shut down gracefully and exit 0.
 
-import { parseArgs } from 'node:util';
 import { createApp } from './app.ts';
+import { readStringFlags } from './io/config/commandLine.ts';
 import { ConfigError, loadConfig } from './io/config/loadConfig.ts';
 import { createLogger } from './io/logger.ts';
-
-function flagsFromArgs(argv: readonly string[]): { config?: string | undefined; record?: string | undefined } {
-  // Accept the Go-style single dash (-config FILE, -config=FILE) as well as --config.
-  const args = argv.map((a) => (/^-(config|record)(=|$)/.test(a) ? `-${a}` : a));
-  const options = { config: { type: 'string' }, record: { type: 'string' } } as const;
-  return parseArgs({ args, options, strict: true }).values;
-}
 
 async function main(): Promise<void> {
   let config;
   try {
-    const flags = flagsFromArgs(process.argv.slice(2));
+    const flags = readStringFlags(process.argv.slice(2), ['config', 'record']);
     const overrides = flags.record === undefined ? undefined : { debug: { record_file: flags.record } };
     config = loadConfig({ file: flags.config, env: process.env, ...(overrides && { overrides }) });
   } catch (error) {

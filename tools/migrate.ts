@@ -2,7 +2,7 @@
 // migrations/ and pg-boss's own) under the same advisory lock the service takes at startup, then
 // exits. Configuration loads as for the service (defaults, -config file, SVC_ environment).
 
-import { parseArgs } from 'node:util';
+import { readStringFlags } from '../src/io/config/commandLine.ts';
 import { ConfigError, loadConfig } from '../src/io/config/loadConfig.ts';
 import { createLogger } from '../src/io/logger.ts';
 import { connectionSettings } from '../src/persistence/connectionSettings.ts';
@@ -11,11 +11,10 @@ import { runMigrations } from '../src/persistence/migrate.ts';
 import { createPools } from '../src/persistence/pools.ts';
 
 async function main(): Promise<number> {
-  const args = process.argv.slice(2).map((a) => (/^-config(=|$)/.test(a) ? `-${a}` : a));
-  const { values } = parseArgs({ args, options: { config: { type: 'string' } }, strict: true });
   let config;
   try {
-    config = loadConfig({ file: values.config, env: process.env });
+    const flags = readStringFlags(process.argv.slice(2), ['config']);
+    config = loadConfig({ file: flags.config, env: process.env });
   } catch (error) {
     process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
     return 2;
