@@ -12,7 +12,10 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
@@ -25,7 +28,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ioModules, message: 'events and projections are pure: no IO libraries here' },
-            { group: ['**/io/**', '**/web/**', '**/persistence/**'], message: 'the core does not import the edges' },
+            {
+              group: ['**/io/**', '**/web/**', '**/persistence/**'],
+              message: 'the core does not import the edges',
+            },
           ],
         },
       ],

@@ -31,7 +31,9 @@ describe('probes and graceful shutdown', () => {
 
     expect((await postHttp(app.urls.opamp, agentMessage(newUid()))).status).to.equal(503);
     const refused = new WebSocket(`${app.urls.opamp.replace('http', 'ws')}/v1/opamp`);
-    const status = await new Promise<number>((resolve) => refused.on('unexpected-response', (_q, res) => resolve(res.statusCode ?? 0)));
+    const status = await new Promise<number>((resolve) =>
+      refused.on('unexpected-response', (_q, res) => resolve(res.statusCode ?? 0)),
+    );
     expect(status).to.equal(503);
 
     expect(await closed).to.equal(1001);

@@ -7,7 +7,11 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'main-spec-'));
 
-function run(args: string[], env: Record<string, string> = {}, onLine?: (line: string, kill: () => void) => void) {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+  onLine?: (line: string, kill: () => void) => void,
+) {
   return new Promise<{ code: number | null; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['src/main.ts', ...args], {
       cwd: root,

@@ -58,18 +58,30 @@ export interface App {
 export function createApp(config: Config, deps: AppDeps): App {
   const { logger } = deps;
   const scheduler = deps.scheduler ?? asyncScheduler;
-  const onError = (projection: string, error: unknown) => logger.error({ err: error, projection }, 'projection failed');
+  const onError = (projection: string, error: unknown) =>
+    logger.error({ err: error, projection }, 'projection failed');
 
   const bus = createEventBus();
   const registry = createRegistryProjection(bus.events$, onError);
   const compliance = createComplianceCounters(bus.events$, onError);
   const changes = createChangeTracker(bus.events$);
-  const thresholds = livenessThresholds(config.fleet.heartbeat_interval, config.fleet.stale_missed_heartbeats);
+  const thresholds = livenessThresholds(
+    config.fleet.heartbeat_interval,
+    config.fleet.stale_missed_heartbeats,
+  );
   // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
   const tls = loadTlsMaterial(config);
 
   const build = readBuildInfo(process.env);
-  const observability = createObservability({ config, build, events$: bus.events$, registry, compliance, logger, onError });
+  const observability = createObservability({
+    config,
+    build,
+    events$: bus.events$,
+    registry,
+    compliance,
+    logger,
+    onError,
+  });
   const observer = observability.protocolObserver;
   const eventLog = createEventLog(bus.events$, logger);
   const handler = createOpampHandler({
@@ -112,7 +124,12 @@ export function createApp(config: Config, deps: AppDeps): App {
           events$: bus.events$,
           windows$: changes.windows$,
           disconnectAfterMs: thresholds.disconnectAfterMs,
-          registerMetrics: (m) => registerPersistenceMetrics({ server: observability.metrics.server, fleet: observability.metrics.fleet, ...m }),
+          registerMetrics: (m) =>
+            registerPersistenceMetrics({
+              server: observability.metrics.server,
+              fleet: observability.metrics.fleet,
+              ...m,
+            }),
           countEvictions: observability.metrics.countEvictionsExternally(),
         });
   const reader = createFleetReader({
@@ -155,17 +172,27 @@ export function createApp(config: Config, deps: AppDeps): App {
     }
     const serve = (listener: ListenerName, handler: Parameters<typeof createPlainServer>[0]) => {
       const material = tls[listener];
-      return material ? createTlsServer(handler, serverTlsOptions(listener, material)) : createPlainServer(handler);
+      return material
+        ? createTlsServer(handler, serverTlsOptions(listener, material))
+        : createPlainServer(handler);
     };
     const opampServer = serve('opamp', (req, res) => opamp.onRequest(req, res));
-    opampServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => opamp.onUpgrade(req, socket, head));
+    opampServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      opamp.onUpgrade(req, socket, head),
+    );
     await observability.start();
     // Migrations (under the advisory lock), purge job and session refresh before agents arrive.
     await persistence?.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
     const [uiHandler, telemetryHandler] = [ui.callback(), telemetry.callback()];
-    servers.ui = await listen(serve('ui', (req, res) => void uiHandler(req, res)), config.listeners.ui);
-    servers.telemetry = await listen(serve('telemetry', (req, res) => void telemetryHandler(req, res)), config.listeners.telemetry);
+    servers.ui = await listen(
+      serve('ui', (req, res) => void uiHandler(req, res)),
+      config.listeners.ui,
+    );
+    servers.telemetry = await listen(
+      serve('telemetry', (req, res) => void telemetryHandler(req, res)),
+      config.listeners.telemetry,
+    );
     const scheme = (listener: ListenerName) => (tls[listener] ? 'https' : 'http');
     urls.opamp = baseUrl(servers.opamp, scheme('opamp'));
     urls.ui = baseUrl(servers.ui, scheme('ui'));

@@ -14,10 +14,13 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 try {
   process.exitCode = await runReplayCli(process.argv.slice(2));
 } catch (error) {
-  const known = error instanceof UsageError || error instanceof RecordingFormatError || error instanceof ConfigError;
+  const known =
+    error instanceof UsageError || error instanceof RecordingFormatError || error instanceof ConfigError;
   const code = (error as NodeJS.ErrnoException).code;
   if (known || code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ENOENT') {
-    process.stderr.write(`replay: ${(error as Error).message}\n${error instanceof UsageError ? `${replayUsage}\n` : ''}`);
+    process.stderr.write(
+      `replay: ${(error as Error).message}\n${error instanceof UsageError ? `${replayUsage}\n` : ''}`,
+    );
     process.exitCode = 2;
   } else {
     throw error;

@@ -7,7 +7,11 @@ try {
   process.exitCode = await runSimulateCli(process.argv.slice(2));
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
-  if (error instanceof UsageError || code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+  if (
+    error instanceof UsageError ||
+    code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+    code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+  ) {
     process.stderr.write(`simulate: ${(error as Error).message}\n${simulateUsage}\n`);
     process.exitCode = 2;
   } else {

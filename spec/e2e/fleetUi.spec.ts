@@ -26,7 +26,9 @@ const launchArgs = [
 /** The little of the DOM the page functions use (the project compiles without the DOM lib). */
 interface Win {
   readonly document: {
-    querySelectorAll(selector: string): Iterable<{ readonly textContent: string | null; readonly value?: string }>;
+    querySelectorAll(
+      selector: string,
+    ): Iterable<{ readonly textContent: string | null; readonly value?: string }>;
     querySelector(selector: string): { readonly textContent: string | null } | null;
     readonly documentElement: { readonly dataset: Record<string, string | undefined> };
   };
@@ -38,7 +40,9 @@ const names = (page: Page) => page.locator('#fleet-table .agent-name').allTextCo
 async function waitForNames(page: Page, expected: string[]): Promise<void> {
   await page.waitForFunction(
     (want) => {
-      const got = [...(globalThis as unknown as Win).document.querySelectorAll('#fleet-table .agent-name')].map((a) => a.textContent).sort();
+      const got = [...(globalThis as unknown as Win).document.querySelectorAll('#fleet-table .agent-name')]
+        .map((a) => a.textContent)
+        .sort();
       return JSON.stringify(got) === JSON.stringify([...want].sort());
     },
     expected,
@@ -63,9 +67,26 @@ describe('web UI in a real browser', function () {
     }
     mkdirSync(artifacts, { recursive: true });
     app = await startApp({ config: { ui: { poll_interval: '300ms' } } });
-    agents.push(await connectAgent(app, { identifying: { 'service.name': 'alpha', 'service.version': '1.2.0' }, nonIdentifying: { env: 'prod', 'host.name': 'node-1' }, healthy: true }));
-    agents.push(await connectAgent(app, { identifying: { 'service.name': 'bravo', 'service.version': '1.3.0' }, nonIdentifying: { env: 'dev', 'host.name': 'node-2' }, healthy: false }));
-    agents.push(await connectAgent(app, { identifying: { 'service.name': 'charlie' }, nonIdentifying: { env: 'prod', 'host.name': 'node-3' } }));
+    agents.push(
+      await connectAgent(app, {
+        identifying: { 'service.name': 'alpha', 'service.version': '1.2.0' },
+        nonIdentifying: { env: 'prod', 'host.name': 'node-1' },
+        healthy: true,
+      }),
+    );
+    agents.push(
+      await connectAgent(app, {
+        identifying: { 'service.name': 'bravo', 'service.version': '1.3.0' },
+        nonIdentifying: { env: 'dev', 'host.name': 'node-2' },
+        healthy: false,
+      }),
+    );
+    agents.push(
+      await connectAgent(app, {
+        identifying: { 'service.name': 'charlie' },
+        nonIdentifying: { env: 'prod', 'host.name': 'node-3' },
+      }),
+    );
     browser = await chromium.launch({ executablePath, args: launchArgs });
     page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
     page.on('console', (m) => {
@@ -88,18 +109,30 @@ describe('web UI in a real browser', function () {
     expect((await names(page)).sort()).to.deep.equal(['alpha', 'bravo', 'charlie']);
     expect(await page.locator('.table-foot').textContent()).to.include('Showing 1–3 of 3');
     // htmx was told (meta htmx-config) not to inject its indicator <style>, which the CSP would block.
-    expect(await page.evaluate(() => [...(globalThis as unknown as Win).document.querySelectorAll('style')].length)).to.equal(0);
+    expect(
+      await page.evaluate(
+        () => [...(globalThis as unknown as Win).document.querySelectorAll('style')].length,
+      ),
+    ).to.equal(0);
     await page.screenshot({ path: new URL('fleet.png', artifacts).pathname, fullPage: true });
   });
 
   it('completes attribute keys and then values in the matcher input', async () => {
-    const options = () => page.locator('#matcher-options option').evaluateAll((els) => els.map((e) => (e as { value: string }).value));
+    const options = () =>
+      page
+        .locator('#matcher-options option')
+        .evaluateAll((els) => els.map((e) => (e as { value: string }).value));
     await page.fill('input[data-matcher]', 'en');
-    await page.waitForFunction(() => [...(globalThis as unknown as Win).document.querySelectorAll('#matcher-options option')].length > 0);
+    await page.waitForFunction(
+      () =>
+        [...(globalThis as unknown as Win).document.querySelectorAll('#matcher-options option')].length > 0,
+    );
     expect(await options()).to.include('env=');
     await page.fill('input[data-matcher]', 'env=p');
     await page.waitForFunction(() =>
-      [...(globalThis as unknown as Win).document.querySelectorAll('#matcher-options option')].some((o) => o.value === 'env=prod'),
+      [...(globalThis as unknown as Win).document.querySelectorAll('#matcher-options option')].some(
+        (o) => o.value === 'env=prod',
+      ),
     );
     expect(await options()).to.deep.equal(['env=prod']);
   });
@@ -109,8 +142,20 @@ describe('web UI in a real browser', function () {
     await Promise.all([page.waitForURL(/match=env%3Dprod/), page.press('input[data-matcher]', 'Enter')]);
     expect(page.url()).not.to.match(/healthy=/);
     expect((await names(page)).sort()).to.deep.equal(['alpha', 'charlie']);
-    agents.push(await connectAgent(app!, { identifying: { 'service.name': 'delta' }, nonIdentifying: { env: 'prod' }, healthy: true }));
-    agents.push(await connectAgent(app!, { identifying: { 'service.name': 'echo' }, nonIdentifying: { env: 'dev' }, healthy: true }));
+    agents.push(
+      await connectAgent(app!, {
+        identifying: { 'service.name': 'delta' },
+        nonIdentifying: { env: 'prod' },
+        healthy: true,
+      }),
+    );
+    agents.push(
+      await connectAgent(app!, {
+        identifying: { 'service.name': 'echo' },
+        nonIdentifying: { env: 'dev' },
+        healthy: true,
+      }),
+    );
     await waitForNames(page, ['alpha', 'charlie', 'delta']);
     await page.screenshot({ path: new URL('fleet-filtered.png', artifacts).pathname, fullPage: true });
   });
@@ -128,7 +173,9 @@ describe('web UI in a real browser', function () {
     await Promise.all([page.waitForURL(/\/agents\//), page.click('#fleet-table .agent-name:text("alpha")')]);
     expect(await page.locator('h1').textContent()).to.equal('alpha');
     expect(await page.locator('#agent-detail').textContent()).to.include(agents[0]!.uid);
-    const refreshed = page.waitForResponse((r) => r.url().includes('/partials/agents/') && r.status() === 200);
+    const refreshed = page.waitForResponse(
+      (r) => r.url().includes('/partials/agents/') && r.status() === 200,
+    );
     await page.click('#agent-detail button:text("Refresh")');
     await refreshed;
     await page.locator('#agent-detail h1').waitFor();
@@ -141,16 +188,24 @@ describe('web UI in a real browser', function () {
     const total = () => page.locator('.stat:has(.label:text-is("Total")) .value').textContent();
     expect(await total()).to.equal('5');
     agents.push(await connectAgent(app!, { identifying: { 'service.name': 'foxtrot' } }));
-    await page.waitForFunction(() => (globalThis as unknown as Win).document.querySelector('.stat .value')?.textContent === '6', undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => (globalThis as unknown as Win).document.querySelector('.stat .value')?.textContent === '6',
+      undefined,
+      { timeout: 20_000 },
+    );
     await page.screenshot({ path: new URL('status.png', artifacts).pathname, fullPage: true });
   });
 
   it('switches to the dark theme from the toggle and keeps it across pages', async () => {
     await page.click('[data-theme-toggle]');
     await page.click('[data-theme-toggle]');
-    expect(await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.theme)).to.equal('dark');
+    expect(
+      await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.theme),
+    ).to.equal('dark');
     await page.goto(`${app!.urls.ui}/`);
-    expect(await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.theme)).to.equal('dark');
+    expect(
+      await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.theme),
+    ).to.equal('dark');
     await page.screenshot({ path: new URL('fleet-dark.png', artifacts).pathname, fullPage: true });
   });
 

@@ -23,9 +23,15 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
   });
 
   const row = async (n: number) =>
-    (await store.query<Record<string, unknown>>('SELECT * FROM agents WHERE instance_uid = $1', [uidOf(n)]))[0];
+    (
+      await store.query<Record<string, unknown>>('SELECT * FROM agents WHERE instance_uid = $1', [uidOf(n)])
+    )[0];
   const sessionRow = async (n: number) =>
-    (await store.query<Record<string, unknown>>('SELECT * FROM agent_session WHERE instance_uid = $1', [uidOf(n)]))[0];
+    (
+      await store.query<Record<string, unknown>>('SELECT * FROM agent_session WHERE instance_uid = $1', [
+        uidOf(n),
+      ])
+    )[0];
   const configRows = async (n: number) =>
     store.query<{ filename: string; body: string }>(
       'SELECT filename, body FROM agent_effective_config WHERE instance_uid = $1 ORDER BY filename',
@@ -33,7 +39,9 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     );
 
   it('saves a batch in chunks and reads it back as the same agent records', async () => {
-    const agents = [1, 2, 3, 4, 5].map((n) => agent(n, { effectiveConfig: { 'a.yaml': { body: `x: ${n}`, contentType: 'text/yaml' } } }));
+    const agents = [1, 2, 3, 4, 5].map((n) =>
+      agent(n, { effectiveConfig: { 'a.yaml': { body: `x: ${n}`, contentType: 'text/yaml' } } }),
+    );
     const result = await store.writer.saveAgents(agents);
     expect(result.failed).to.deep.equal([]);
     expect(result.applied.size).to.equal(5);
@@ -42,7 +50,10 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     const { effectiveConfig, packages, ...summary } = agents[0]!;
     const { effectiveConfig: listedConfig, ...listedSummary } = listed[0]!;
     expect(listedConfig).to.equal(null);
-    expect({ ...listedSummary, session: { ...listedSummary.session, connectionId: 7 } }).to.deep.equal({ ...summary, packages: null });
+    expect({ ...listedSummary, session: { ...listedSummary.session, connectionId: 7 } }).to.deep.equal({
+      ...summary,
+      packages: null,
+    });
     expect(packages).to.equal(null);
     const detail = await store.reader.getAgent(uidOf(1));
     expect(detail?.effectiveConfig).to.deep.equal(effectiveConfig);
@@ -68,7 +79,9 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
   });
 
   it('writes neither session nor configs when the guarded upsert changed no row (rule 12)', async () => {
-    await store.writer.saveAgents([agent(1, { lastSeen: 2000, effectiveConfig: { 'a.yaml': { body: 'old', contentType: '' } } })]);
+    await store.writer.saveAgents([
+      agent(1, { lastSeen: 2000, effectiveConfig: { 'a.yaml': { body: 'old', contentType: '' } } }),
+    ]);
     await store.writer.saveAgents([
       agent(1, {
         lastSeen: 2000,
@@ -83,8 +96,18 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
   });
 
   it('replaces effective config files wholesale on an applied save (rule 15)', async () => {
-    await store.writer.saveAgents([agent(1, { lastSeen: 1000, effectiveConfig: { 'a.yaml': { body: 'a', contentType: '' }, 'b.yaml': { body: 'b', contentType: '' } } })]);
-    await store.writer.saveAgents([agent(1, { lastSeen: 2000, effectiveConfig: { 'c.yaml': { body: 'c', contentType: '' } } })]);
+    await store.writer.saveAgents([
+      agent(1, {
+        lastSeen: 1000,
+        effectiveConfig: {
+          'a.yaml': { body: 'a', contentType: '' },
+          'b.yaml': { body: 'b', contentType: '' },
+        },
+      }),
+    ]);
+    await store.writer.saveAgents([
+      agent(1, { lastSeen: 2000, effectiveConfig: { 'c.yaml': { body: 'c', contentType: '' } } }),
+    ]);
     expect(await configRows(1)).to.deep.equal([{ filename: 'c.yaml', body: 'c' }]);
   });
 
@@ -153,7 +176,10 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
   });
 
   it('stores text PostgreSQL cannot hold (NUL, lone surrogates) in a replaced form instead of failing the batch', async () => {
-    const bad = agent(1, { description: { identifying: { 'k\0': 'v\0\uD800' }, nonIdentifying: {} }, effectiveConfig: { 'a\0': { body: 'b\0', contentType: '' }, 'a\uD800': { body: 'c', contentType: '' } } });
+    const bad = agent(1, {
+      description: { identifying: { 'k\0': 'v\0\uD800' }, nonIdentifying: {} },
+      effectiveConfig: { 'a\0': { body: 'b\0', contentType: '' }, 'a\uD800': { body: 'c', contentType: '' } },
+    });
     const result = await store.writer.saveAgents([bad, agent(2)]);
     expect(result.failed).to.deep.equal([]);
     const stored = await store.reader.getAgent(uidOf(1));
@@ -202,7 +228,12 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     const attrs = Object.fromEntries(tricky.map((v, i) => [`k${i}`, v]));
     const files = Object.fromEntries(tricky.map((v, i) => [`f${i}${v}`, { body: v, contentType: v }]));
     await store.writer.saveAgents([
-      agent(1, { description: { identifying: attrs, nonIdentifying: {} }, effectiveConfig: files, missingAttributes: tricky, session: { ...agent(1).session, remoteAddr: tricky[0]!, tlsSubject: tricky[1]! } }),
+      agent(1, {
+        description: { identifying: attrs, nonIdentifying: {} },
+        effectiveConfig: files,
+        missingAttributes: tricky,
+        session: { ...agent(1).session, remoteAddr: tricky[0]!, tlsSubject: tricky[1]! },
+      }),
     ]);
     const stored = await store.reader.getAgent(uidOf(1));
     expect(stored?.description?.identifying).to.deep.equal(attrs);

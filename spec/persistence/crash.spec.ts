@@ -40,7 +40,9 @@ describe('kill -9 of a replica under load (rule 8)', function () {
     open.push(...agents);
     const replies = await Promise.all(
       agents.map((agent, i) =>
-        agent.send(agentMessage(uids[i]!, version === undefined ? {} : { agentDescription: description({ version }) })),
+        agent.send(
+          agentMessage(uids[i]!, version === undefined ? {} : { agentDescription: description({ version }) }),
+        ),
       ),
     );
     return { agents, replies };
@@ -50,10 +52,19 @@ describe('kill -9 of a replica under load (rule 8)', function () {
     const uids = Array.from({ length: agentCount }, () => newUid());
     replica = await startReplica('crash-1', config(db));
     const { agents } = await connectAll(replica, uids, 'v1');
-    await eventually(async () => [...(await versions(uids)).values()].every((v) => v === 'v1') && (await versions(uids)).size === agentCount, 'v1 flushed');
+    await eventually(
+      async () =>
+        [...(await versions(uids)).values()].every((v) => v === 'v1') &&
+        (await versions(uids)).size === agentCount,
+      'v1 flushed',
+    );
 
     // The last window: every agent reports v2, then the process dies before or during its flush.
-    await Promise.all(agents.map((agent, i) => agent.send(agentMessage(uids[i]!, { agentDescription: description({ version: 'v2' }) }))));
+    await Promise.all(
+      agents.map((agent, i) =>
+        agent.send(agentMessage(uids[i]!, { agentDescription: description({ version: 'v2' }) })),
+      ),
+    );
     await replica.kill();
     replica = undefined;
     await Promise.all(agents.map((a) => a.close()));
@@ -66,8 +77,13 @@ describe('kill -9 of a replica under load (rule 8)', function () {
     // Restart; the agents reconnect with a bare message and are asked for their full state.
     replica = await startReplica('crash-2', config(db));
     const again = await connectAll(replica, uids, undefined);
-    for (const reply of again.replies) expect(Number(reply.flags) & ReportFullState).to.equal(ReportFullState);
-    await Promise.all(again.agents.map((agent, i) => agent.send(agentMessage(uids[i]!, { agentDescription: description({ version: 'v2' }) }))));
+    for (const reply of again.replies)
+      expect(Number(reply.flags) & ReportFullState).to.equal(ReportFullState);
+    await Promise.all(
+      again.agents.map((agent, i) =>
+        agent.send(agentMessage(uids[i]!, { agentDescription: description({ version: 'v2' }) })),
+      ),
+    );
     await eventually(async () => {
       const now = await versions(uids);
       return now.size === agentCount && [...now.values()].every((v) => v === 'v2');

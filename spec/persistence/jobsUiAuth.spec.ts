@@ -23,7 +23,9 @@ describe('job-queue UI behind the UI listener authentication (rule 22)', functio
       config: {
         database: db.config,
         ui_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile },
-        auth: { role_mapping: [{ match: 'exact', spiffe_id: 'spiffe://example.org/ui/viewer', role: 'viewer' }] },
+        auth: {
+          role_mapping: [{ match: 'exact', spiffe_id: 'spiffe://example.org/ui/viewer', role: 'viewer' }],
+        },
       },
     });
   });
@@ -34,7 +36,10 @@ describe('job-queue UI behind the UI listener authentication (rule 22)', functio
   });
 
   const get = (who?: Issued) =>
-    httpsRequest(`${app.urls.ui}/jobs-ui/`, who === undefined ? { ca: pki.ca.cert } : { ca: pki.ca.cert, cert: who.cert, key: who.key });
+    httpsRequest(
+      `${app.urls.ui}/jobs-ui/`,
+      who === undefined ? { ca: pki.ca.cert } : { ca: pki.ca.cert, cert: who.cert, key: who.key },
+    );
 
   it('answers 403 without a certificate or with an unmapped identity', async () => {
     expect((await get()).status).to.equal(403);

@@ -25,7 +25,8 @@ export class MemoryWriter implements AgentWriter {
 
   private async result(uids: string[]): Promise<BatchResult> {
     await this.gate;
-    if (this.failing) return { done: [], failed: uids, applied: new Set(), error: new Error('database down') };
+    if (this.failing)
+      return { done: [], failed: uids, applied: new Set(), error: new Error('database down') };
     return { done: uids, failed: [], applied: new Set(uids) };
   }
 

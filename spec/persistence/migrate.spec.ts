@@ -31,11 +31,17 @@ describe('npm run migrate (rule 21)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const migrate = () => run(process.execPath, ['tools/migrate.ts', '-config', file], { cwd: root, env: { PATH: process.env.PATH ?? '' } });
+  const migrate = () =>
+    run(process.execPath, ['tools/migrate.ts', '-config', file], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '' },
+    });
 
   it('applies the service migrations and the job queue schema, each with its own version table', async () => {
     await migrate();
-    const applied = await sql.query<{ name: string }>('SELECT name FROM atdatabases_migrations_applied ORDER BY index');
+    const applied = await sql.query<{ name: string }>(
+      'SELECT name FROM atdatabases_migrations_applied ORDER BY index',
+    );
     expect(applied.rows.map((r) => r.name)).to.deep.equal([
       '00001-agents.sql',
       '00002-agent-session.sql',
@@ -54,7 +60,9 @@ describe('npm run migrate (rule 21)', function () {
 
   it('refuses to run without database.host', async () => {
     writeFileSync(join(dir, 'empty.yaml'), '{}');
-    const failed = await run(process.execPath, ['tools/migrate.ts', '-config', join(dir, 'empty.yaml')], { cwd: root }).catch((e: { code: number }) => e);
+    const failed = await run(process.execPath, ['tools/migrate.ts', '-config', join(dir, 'empty.yaml')], {
+      cwd: root,
+    }).catch((e: { code: number }) => e);
     expect((failed as { code: number }).code).to.equal(2);
   });
 });

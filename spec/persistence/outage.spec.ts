@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { agentMessage, description, newUid, WsAgent } from '../support/agentClient.ts';
-import { createTestDatabase, startPostgresServer, type PostgresServer, type TestDatabase } from '../support/postgres.ts';
+import {
+  createTestDatabase,
+  startPostgresServer,
+  type PostgresServer,
+  type TestDatabase,
+} from '../support/postgres.ts';
 import { eventually } from './eventually.ts';
 import { startReplica, type Replica } from './replica.ts';
 
@@ -49,7 +54,10 @@ describe('a database outage in the middle of a run', function () {
   const identifying = async (uid: string) => {
     const client = await db.client();
     try {
-      const r = await client.query<{ identifying: Record<string, string> }>('SELECT identifying FROM agents WHERE instance_uid = $1', [uid]);
+      const r = await client.query<{ identifying: Record<string, string> }>(
+        'SELECT identifying FROM agents WHERE instance_uid = $1',
+        [uid],
+      );
       return r.rows[0]?.identifying;
     } finally {
       await client.end();
@@ -87,14 +95,23 @@ describe('a database outage in the middle of a run', function () {
     await connect(y, 'during');
     await agentX.send(agentMessage(x, { agentDescription: description({ 'service.name': 'changed' }) }));
     // Let at least one flush fail.
-    await eventually(() => Promise.resolve(/flush failed/.test(replica.log())), "a failed flush");
+    await eventually(() => Promise.resolve(/flush failed/.test(replica.log())), 'a failed flush');
 
     await server.start();
     down = false;
 
-    await eventually(async () => (await identifying(y))?.['service.name'] === 'during', 'the new agent to reach the table');
-    await eventually(async () => (await identifying(x))?.['service.name'] === 'changed', 'the changed agent to reach the table');
+    await eventually(
+      async () => (await identifying(y))?.['service.name'] === 'during',
+      'the new agent to reach the table',
+    );
+    await eventually(
+      async () => (await identifying(x))?.['service.name'] === 'changed',
+      'the changed agent to reach the table',
+    );
     await eventually(async () => !(await list(replica)).partial, 'a complete list');
-    await eventually(async () => !(await fleetPage(replica)).includes('Database unavailable'), 'the banner to go');
+    await eventually(
+      async () => !(await fleetPage(replica)).includes('Database unavailable'),
+      'the banner to go',
+    );
   });
 });

@@ -34,7 +34,8 @@ describe('persistence in the running service (PostgreSQL)', function () {
     await db.drop();
   });
 
-  const rows = async (text: string, values: unknown[] = []) => (await sql.query(text, values)).rows as Record<string, unknown>[];
+  const rows = async (text: string, values: unknown[] = []) =>
+    (await sql.query(text, values)).rows as Record<string, unknown>[];
 
   it('creates both schemas, each with its own version table (rule 21)', async () => {
     const tables = await rows(
@@ -56,7 +57,12 @@ describe('persistence in the running service (PostgreSQL)', function () {
     const uid = newUid();
     const agent = await WsAgent.open(app.urls.opamp);
     try {
-      await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'collector' }), effectiveConfig: effectiveConfig('a: 1') }));
+      await agent.send(
+        agentMessage(uid, {
+          agentDescription: description({ 'service.name': 'collector' }),
+          effectiveConfig: effectiveConfig('a: 1'),
+        }),
+      );
       const [row] = await eventually(async () => {
         const r = await rows('SELECT * FROM agents WHERE instance_uid = $1', [uid]);
         return r.length > 0 && r;
@@ -65,9 +71,14 @@ describe('persistence in the running service (PostgreSQL)', function () {
       expect(row?.evicted_at).to.equal(null);
       const registryAgent = app.registry.get(uid as never);
       expect((row?.updated_at as Date).getTime()).to.equal(registryAgent?.lastSeen);
-      const [session] = await rows('SELECT connected, transport FROM agent_session WHERE instance_uid = $1', [uid]);
+      const [session] = await rows('SELECT connected, transport FROM agent_session WHERE instance_uid = $1', [
+        uid,
+      ]);
       expect(session).to.deep.equal({ connected: true, transport: 'ws' });
-      const configs = await rows('SELECT filename, body FROM agent_effective_config WHERE instance_uid = $1', [uid]);
+      const configs = await rows(
+        'SELECT filename, body FROM agent_effective_config WHERE instance_uid = $1',
+        [uid],
+      );
       expect(configs).to.deep.equal([{ filename: 'collector.yaml', body: 'a: 1' }]);
     } finally {
       await agent.close();
@@ -78,11 +89,22 @@ describe('persistence in the running service (PostgreSQL)', function () {
     const res = await fetch(`${app.urls.ui}/api/jobs`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ filter: 'env=prod', action: 'restart', submitted_by: 'ops', action_config: { backoff_cap: '30s' } }),
+      body: JSON.stringify({
+        filter: 'env=prod',
+        action: 'restart',
+        submitted_by: 'ops',
+        action_config: { backoff_cap: '30s' },
+      }),
     });
     expect(res.status).to.equal(201);
     const job = (await res.json()) as Record<string, unknown>;
-    expect(job).to.include({ status: 'planned', filter: 'env=prod', action: 'restart', submitted_by: 'ops', target_mode: null });
+    expect(job).to.include({
+      status: 'planned',
+      filter: 'env=prod',
+      action: 'restart',
+      submitted_by: 'ops',
+      target_mode: null,
+    });
     const [stored] = await rows('SELECT * FROM jobs WHERE id = $1', [job.id]);
     expect(stored?.action_config).to.deep.equal({ backoff_cap: '30s' });
     expect((stored?.created_at as Date).toISOString()).to.equal(job.created_at);
@@ -90,10 +112,14 @@ describe('persistence in the running service (PostgreSQL)', function () {
 
   it('purges soft-deleted rows past fleet.soft_delete_duration at startup and counts them (rule 17)', async () => {
     await eventually(async () => {
-      const done = await rows(`SELECT state FROM pgboss.job WHERE name = 'purge-soft-deleted-agents' AND state = 'completed'`);
+      const done = await rows(
+        `SELECT state FROM pgboss.job WHERE name = 'purge-soft-deleted-agents' AND state = 'completed'`,
+      );
       return done.length > 0;
     }, 'a completed startup purge run');
-    const left = await rows(`SELECT instance_uid FROM agents WHERE instance_uid LIKE '00000000-0000-4000-8000-%'`);
+    const left = await rows(
+      `SELECT instance_uid FROM agents WHERE instance_uid LIKE '00000000-0000-4000-8000-%'`,
+    );
     expect(left).to.deep.equal([{ instance_uid: '00000000-0000-4000-8000-000000000002' }]);
     const fleet = await (await fetch(`${app.urls.telemetry}/metrics/fleet`)).text();
     expect(fleet).to.match(/^svc_agents_purged_total 1$/m);

@@ -22,7 +22,12 @@ describe('store list snapshot (fleet lists share a background-refreshed read)', 
   beforeEach(async () => {
     await store.query('TRUNCATE agents CASCADE');
     clock.now = 1_000_000;
-    reader = createPgStoreReader(store.pools.read, { now: () => clock.now, disconnectAfterMs: 45_000, listFreshMs: 1000, listMaxStaleMs: 10_000 });
+    reader = createPgStoreReader(store.pools.read, {
+      now: () => clock.now,
+      disconnectAfterMs: 45_000,
+      listFreshMs: 1000,
+      listMaxStaleMs: 10_000,
+    });
   });
 
   const uids = async () => (await reader.listAgents()).map((a) => a.uid);
@@ -61,7 +66,14 @@ describe('store list snapshot (fleet lists share a background-refreshed read)', 
       // Served from the snapshot while the background read fails...
       expect(await uids()).to.deep.equal([uidOf(1)]);
       // ...which drops it: from then on lists wait for a read, and fail.
-      await eventually(() => reader.listAgents().then(() => false, () => true), 'a failing list');
+      await eventually(
+        () =>
+          reader.listAgents().then(
+            () => false,
+            () => true,
+          ),
+        'a failing list',
+      );
     } finally {
       await store.query('ALTER TABLE agents_away RENAME TO agents');
     }

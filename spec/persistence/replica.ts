@@ -22,12 +22,20 @@ export interface Replica {
   kill(): Promise<void>;
 }
 
-export async function startReplica(name: string, config: Record<string, unknown>, env: Record<string, string> = {}): Promise<Replica> {
+export async function startReplica(
+  name: string,
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<Replica> {
   const [opampPort, uiPort, telemetryPort] = [await freePort(), await freePort(), await freePort()];
   const dir = mkdtempSync(join(tmpdir(), `svc-replica-${name}-`));
   const file = join(dir, 'config.yaml');
   const full = {
-    listeners: { opamp: `127.0.0.1:${opampPort}`, ui: `127.0.0.1:${uiPort}`, telemetry: `127.0.0.1:${telemetryPort}` },
+    listeners: {
+      opamp: `127.0.0.1:${opampPort}`,
+      ui: `127.0.0.1:${uiPort}`,
+      telemetry: `127.0.0.1:${telemetryPort}`,
+    },
     shutdown: { drain_delay: '0s' },
     log: { level: 'info', format: 'json' },
     ...config,
@@ -66,7 +74,11 @@ export async function startReplica(name: string, config: Record<string, unknown>
   try {
     await Promise.race([
       died,
-      eventually(async () => (await fetch(`${replica.telemetry}/readyz`)).status === 200, `replica ${name} to be ready`, { timeoutMs: 30_000 }),
+      eventually(
+        async () => (await fetch(`${replica.telemetry}/readyz`)).status === 200,
+        `replica ${name} to be ready`,
+        { timeoutMs: 30_000 },
+      ),
     ]);
   } catch (error) {
     await replica.kill();

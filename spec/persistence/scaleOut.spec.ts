@@ -10,7 +10,10 @@ const fleet = { heartbeat_interval: '1s', stale_missed_heartbeats: 3 };
 
 const getAgent = async (replica: Replica, uid: string) => {
   const res = await fetch(`${replica.ui}/api/agents/${uid}`);
-  return { status: res.status, body: res.status === 200 ? ((await res.json()) as Record<string, unknown>) : undefined };
+  return {
+    status: res.status,
+    body: res.status === 200 ? ((await res.json()) as Record<string, unknown>) : undefined,
+  };
 };
 
 /** Keeps an agent alive on one replica: a message every 300 ms. */
@@ -29,7 +32,9 @@ describe('three replicas on one database (scale-out)', function () {
     db = await createTestDatabase();
     sql = await db.client();
     // Started at the same moment: migrations serialise on the advisory lock.
-    replicas = await Promise.all(['a', 'b', 'c'].map((name) => startReplica(name, { database: db.config, fleet })));
+    replicas = await Promise.all(
+      ['a', 'b', 'c'].map((name) => startReplica(name, { database: db.config, fleet })),
+    );
   });
   after(async () => {
     await Promise.all(replicas.map((r) => r.stop()));
@@ -50,12 +55,19 @@ describe('three replicas on one database (scale-out)', function () {
     try {
       await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'edge' }) }));
       for (const sibling of [b, c]) {
-        const found = await eventually(async () => {
-          const r = await getAgent(sibling, uid);
-          return r.status === 200 && r.body;
-        }, `replica ${sibling.name} to answer`, { timeoutMs: 12_000 });
+        const found = await eventually(
+          async () => {
+            const r = await getAgent(sibling, uid);
+            return r.status === 200 && r.body;
+          },
+          `replica ${sibling.name} to answer`,
+          { timeoutMs: 12_000 },
+        );
         expect(found.identifying_attributes).to.deep.equal({ 'service.name': 'edge' });
-        const list = (await (await fetch(`${sibling.ui}/api/agents?service.name=edge`)).json()) as { agents: { instance_uid: string }[]; partial: boolean };
+        const list = (await (await fetch(`${sibling.ui}/api/agents?service.name=edge`)).json()) as {
+          agents: { instance_uid: string }[];
+          partial: boolean;
+        };
         expect(list.agents.map((x) => x.instance_uid)).to.include(uid);
         expect(list.partial).to.equal(false);
       }
@@ -71,7 +83,9 @@ describe('three replicas on one database (scale-out)', function () {
     const first = await WsAgent.open(a.opamp);
     const stopFirst = heartbeat(first, uid);
     await first.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'mover' }) }));
-    await eventually(async () => (await getAgent(b, uid)).status === 200, 'the first flush on A', { timeoutMs: 12_000 });
+    await eventually(async () => (await getAgent(b, uid)).status === 200, 'the first flush on A', {
+      timeoutMs: 12_000,
+    });
     stopFirst();
     await first.close();
     const second = await WsAgent.open(b.opamp);
@@ -79,13 +93,18 @@ describe('three replicas on one database (scale-out)', function () {
     try {
       await second.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'mover' }) }));
       // A evicts its copy after 3 s of silence; the counter moves once the soft delete was written.
-      await eventually(async () => {
-        const text = await (await fetch(`${a.telemetry}/metrics/fleet`)).text();
-        return /^svc_agents_evicted_total [1-9]/m.test(text);
-      }, 'A to evict and soft-delete its copy', { timeoutMs: 20_000 });
+      await eventually(
+        async () => {
+          const text = await (await fetch(`${a.telemetry}/metrics/fleet`)).text();
+          return /^svc_agents_evicted_total [1-9]/m.test(text);
+        },
+        'A to evict and soft-delete its copy',
+        { timeoutMs: 20_000 },
+      );
       const row = await sql.query('SELECT evicted_at FROM agents WHERE instance_uid = $1', [uid]);
       expect(row.rows).to.deep.equal([{ evicted_at: null }]);
-      for (const replica of [a, b, c]) expect((await getAgent(replica, uid)).status, replica.name).to.equal(200);
+      for (const replica of [a, b, c])
+        expect((await getAgent(replica, uid)).status, replica.name).to.equal(200);
     } finally {
       stop();
       await second.close();

@@ -27,7 +27,9 @@ describe('session keepalive (durability rule 9)', () => {
     expect(isSessionDue({ updatedAt: 500, connected: true }, a, 30_499, 30_000)).to.equal(false);
     expect(isSessionDue({ updatedAt: 500, connected: true }, a, 30_500, 30_000)).to.equal(true);
     expect(isSessionDue({ updatedAt: 1000, connected: true }, a, 40_000, 30_000)).to.equal(false);
-    expect(isSessionDue({ updatedAt: 1000, connected: true }, { ...a, connected: false }, 40_000, 30_000)).to.equal(true);
+    expect(
+      isSessionDue({ updatedAt: 1000, connected: true }, { ...a, connected: false }, 40_000, 30_000),
+    ).to.equal(true);
   });
 });
 
@@ -48,7 +50,9 @@ describe('session refresher (durability rules 9, 14)', () => {
     bus.publish(checkedIn(uid(1), 0));
     clock.advance(5000);
     await settle();
-    expect(writer.sessions.map((batch) => batch.map((a) => [a.uid, a.lastSeen, a.connected]))).to.deep.equal([[[uid(1), 0, true]]]);
+    expect(writer.sessions.map((batch) => batch.map((a) => [a.uid, a.lastSeen, a.connected]))).to.deep.equal([
+      [[uid(1), 0, true]],
+    ]);
     bus.publish(checkedIn(uid(1), 6000));
     // t=10000: the row's timestamp (last_seen 0) aged to the keepalive and there is a newer last_seen.
     clock.advance(5000);

@@ -6,7 +6,15 @@ import { splitPool } from '../../src/persistence/pools.ts';
 import { upsertAgentsSql } from '../../src/persistence/writeSql.ts';
 import { agent } from './storeFixtures.ts';
 
-const database = { host: 'db.example', port: 5433, user: 'svc', password: 'p@ss word', dbname: 'fleet', sslmode: 'disable', pool_max: 10 } as const;
+const database = {
+  host: 'db.example',
+  port: 5433,
+  user: 'svc',
+  password: 'p@ss word',
+  dbname: 'fleet',
+  sslmode: 'disable',
+  pool_max: 10,
+} as const;
 
 describe('persistence SQL and connection settings', () => {
   it('keeps the batch statement text the same whatever the batch size (UNNEST arrays)', () => {
@@ -17,14 +25,18 @@ describe('persistence SQL and connection settings', () => {
   });
 
   it('encodes array parameters as PostgreSQL array literals, escaping quotes and backslashes', () => {
-    expect(arrayLiteral(['a', 'b"c', 'd\\e', null, '', 'NULL', '{x,y}'])).to.equal('{"a","b\\"c","d\\\\e",NULL,"","NULL","{x,y}"}');
+    expect(arrayLiteral(['a', 'b"c', 'd\\e', null, '', 'NULL', '{x,y}'])).to.equal(
+      '{"a","b\\"c","d\\\\e",NULL,"","NULL","{x,y}"}',
+    );
     expect(arrayLiteral([1.5, 0, null])).to.equal('{1.5,0,NULL}');
     expect(arrayLiteral([true, false])).to.equal('{t,f}');
     expect(arrayLiteral([])).to.equal('{}');
   });
 
   it('sends capabilities as the unsigned 64-bit decimal', () => {
-    expect(agentColumns([agent(1, { capabilities: (1n << 64n) - 1n })]).capabilities).to.deep.equal(['18446744073709551615']);
+    expect(agentColumns([agent(1, { capabilities: (1n << 64n) - 1n })]).capabilities).to.deep.equal([
+      '18446744073709551615',
+    ]);
   });
 
   it('maps database.sslmode as libpq means it', () => {
@@ -38,10 +50,20 @@ describe('persistence SQL and connection settings', () => {
 
   it('builds the connection settings and URL from the database keys', () => {
     expect(connectionSettings(database)).to.deep.equal({
-      host: 'db.example', port: 5433, user: 'svc', password: 'p@ss word', database: 'fleet', ssl: false,
+      host: 'db.example',
+      port: 5433,
+      user: 'svc',
+      password: 'p@ss word',
+      database: 'fleet',
+      ssl: false,
     });
     const url = new URL(connectionUrl({ ...database, sslmode: 'verify-full' }));
-    expect([url.hostname, url.port, decodeURIComponent(url.password), url.pathname]).to.deep.equal(['db.example', '5433', 'p@ss word', '/fleet']);
+    expect([url.hostname, url.port, decodeURIComponent(url.password), url.pathname]).to.deep.equal([
+      'db.example',
+      '5433',
+      'p@ss word',
+      '/fleet',
+    ]);
     expect(url.searchParams.get('sslmode')).to.equal('verify-full');
     expect(url.searchParams.get('uselibpqcompat')).to.equal('true');
   });

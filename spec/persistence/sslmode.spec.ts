@@ -3,7 +3,12 @@ import { silentLogger } from '../../src/io/logger.ts';
 import { connectionSettings, type DatabaseConfig } from '../../src/persistence/connectionSettings.ts';
 import { createPools } from '../../src/persistence/pools.ts';
 import { createPki, type TestPki } from '../io/tls/testPki.ts';
-import { createTestDatabase, startPostgresServer, type PostgresServer, type TestDatabase } from '../support/postgres.ts';
+import {
+  createTestDatabase,
+  startPostgresServer,
+  type PostgresServer,
+  type TestDatabase,
+} from '../support/postgres.ts';
 import { startReplica } from './replica.ts';
 
 describe('database.sslmode against a PostgreSQL server with TLS', function () {
@@ -15,7 +20,9 @@ describe('database.sslmode against a PostgreSQL server with TLS', function () {
   before(async () => {
     pki = createPki('Database CA');
     // The certificate names another host: verify-full must refuse it, verify-ca accept it.
-    server = await startPostgresServer({ tls: pki.issue('db', { sans: ['DNS:db.elsewhere.example'], cn: 'db.elsewhere.example' }) });
+    server = await startPostgresServer({
+      tls: pki.issue('db', { sans: ['DNS:db.elsewhere.example'], cn: 'db.elsewhere.example' }),
+    });
     db = await createTestDatabase(server);
   });
   after(async () => {
@@ -24,12 +31,22 @@ describe('database.sslmode against a PostgreSQL server with TLS', function () {
     pki.cleanup();
   });
 
-  const config = (sslmode: DatabaseConfig['sslmode']): DatabaseConfig => ({ ...db.config, sslmode, pool_max: 2 });
+  const config = (sslmode: DatabaseConfig['sslmode']): DatabaseConfig => ({
+    ...db.config,
+    sslmode,
+    pool_max: 2,
+  });
 
   async function encrypted(sslmode: DatabaseConfig['sslmode']): Promise<boolean> {
-    const pools = createPools(connectionSettings(config(sslmode)), { poolMax: 2, readTimeoutMs: 5000, logger: silentLogger() });
+    const pools = createPools(connectionSettings(config(sslmode)), {
+      poolMax: 2,
+      readTimeoutMs: 5000,
+      logger: silentLogger(),
+    });
     try {
-      const r = await pools.read.query<{ ssl: boolean }>('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()');
+      const r = await pools.read.query<{ ssl: boolean }>(
+        'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()',
+      );
       return r.rows[0]?.ssl ?? false;
     } finally {
       await pools.end();
@@ -57,7 +74,9 @@ describe('database.sslmode against a PostgreSQL server with TLS', function () {
     const ca = await startReplica('verify-ca', { database: config('verify-ca') }, env);
     await ca.stop();
     let refused: unknown;
-    await startReplica('verify-full', { database: config('verify-full') }, env).catch((e: unknown) => (refused = e));
+    await startReplica('verify-full', { database: config('verify-full') }, env).catch(
+      (e: unknown) => (refused = e),
+    );
     expect(String(refused)).to.match(/exited before it was ready[\s\S]*(altnames|Hostname|host name)/i);
   });
 });

@@ -14,7 +14,8 @@ import type { WriteOp } from '../../src/persistence/writeOp.ts';
 import { agent as baseAgent } from '../support/agentFixture.ts';
 import type { TestDatabase } from '../support/postgres.ts';
 
-export const uidOf = (n: number): InstanceUid => `018f0000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;
+export const uidOf = (n: number): InstanceUid =>
+  `018f0000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;
 
 export function agent(n: number, over: Partial<AgentState> = {}): AgentState {
   return baseAgent({
@@ -26,7 +27,13 @@ export function agent(n: number, over: Partial<AgentState> = {}): AgentState {
       lastSeen: 1_700_000_001_000,
       sequenceNum: 3n,
       capabilities: 0x1fn,
-      session: { connectionId: 7 as ConnectionId, transport: 'ws', viaGateway: false, remoteAddr: '10.0.0.1:4000', tlsSubject: null },
+      session: {
+        connectionId: 7 as ConnectionId,
+        transport: 'ws',
+        viaGateway: false,
+        remoteAddr: '10.0.0.1:4000',
+        tlsSubject: null,
+      },
       connectionChangedAt: 1_700_000_000_000,
       ...over,
     },
@@ -62,7 +69,8 @@ export async function storeFixture(db: TestDatabase, disconnectAfterMs = 45_000)
     reader,
     writes,
     clock,
-    query: async <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => (await pools.read.query<R>(text, values)).rows,
+    query: async <R extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
+      (await pools.read.query<R>(text, values)).rows,
     close: () => pools.end(),
   };
 }

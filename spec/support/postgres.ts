@@ -24,7 +24,14 @@ export interface ServerAddress {
 export interface TestDatabase extends ServerAddress {
   readonly dbname: string;
   /** The `database` config section for startApp / a config file. */
-  readonly config: { host: string; port: number; user: string; password: string; dbname: string; sslmode: 'disable' };
+  readonly config: {
+    host: string;
+    port: number;
+    user: string;
+    password: string;
+    dbname: string;
+    sslmode: 'disable';
+  };
   /** A client on this database (the caller ends it). */
   client(): Promise<pg.Client>;
   drop(): Promise<void>;
@@ -45,7 +52,11 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -83,11 +94,17 @@ export async function startPostgresServer(options: ServerOptions = {}): Promise<
     createPostgresUser: isRoot,
     initdbFlags: ['--no-sync'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', `fsync=${options.fsync === true ? 'on' : 'off'}`,
-      '-c', 'max_connections=300',
-      '-c', 'unix_socket_directories=',
-      ...(options.tls ? ['-c', 'ssl=on', '-c', 'ssl_cert_file=server.crt', '-c', 'ssl_key_file=server.key'] : []),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `fsync=${options.fsync === true ? 'on' : 'off'}`,
+      '-c',
+      'max_connections=300',
+      '-c',
+      'unix_socket_directories=',
+      ...(options.tls
+        ? ['-c', 'ssl=on', '-c', 'ssl_cert_file=server.crt', '-c', 'ssl_key_file=server.key']
+        : []),
     ],
     onLog: () => undefined,
     onError: () => undefined,
@@ -123,7 +140,10 @@ export async function startPostgresServer(options: ServerOptions = {}): Promise<
 async function installTls(dataDir: string, tls: { cert: string; key: string }): Promise<void> {
   const { chmod, chown, stat, writeFile } = await import('node:fs/promises');
   const owner = await stat(dataDir);
-  for (const [name, pem] of [['server.crt', tls.cert], ['server.key', tls.key]] as const) {
+  for (const [name, pem] of [
+    ['server.crt', tls.cert],
+    ['server.key', tls.key],
+  ] as const) {
     const file = join(dataDir, name);
     await writeFile(file, pem);
     await chmod(file, 0o600);

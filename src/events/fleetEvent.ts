@@ -31,7 +31,10 @@ export type AgentCheckedIn = Fact<
 >;
 
 /** Report of type `status`: a new agent description. */
-export type AgentStatusReported = Fact<'AgentStatusReported', { uid: InstanceUid; description: AgentDescription }>;
+export type AgentStatusReported = Fact<
+  'AgentStatusReported',
+  { uid: InstanceUid; description: AgentDescription }
+>;
 export type AgentHealthReported = Fact<'AgentHealthReported', { uid: InstanceUid; health: ComponentHealth }>;
 export type AgentEffectiveConfigReported = Fact<
   'AgentEffectiveConfigReported',
@@ -56,7 +59,10 @@ export type AgentComplianceChanged = Fact<
 >;
 
 export type FullStateReason = 'no_description' | 'sequence_gap';
-export type AgentFullStateRequested = Fact<'AgentFullStateRequested', { uid: InstanceUid; reason: FullStateReason }>;
+export type AgentFullStateRequested = Fact<
+  'AgentFullStateRequested',
+  { uid: InstanceUid; reason: FullStateReason }
+>;
 
 export type DisconnectReason = 'connection_closed' | 'agent_disconnect' | 'heartbeat_missed';
 export type AgentDisconnected = Fact<'AgentDisconnected', { uid: InstanceUid; reason: DisconnectReason }>;

@@ -17,7 +17,12 @@ export interface ListenerTimeouts {
   readonly checkEveryMs: number;
 }
 
-export const defaultTimeouts: ListenerTimeouts = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000, checkEveryMs: 1_000 };
+export const defaultTimeouts: ListenerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 60_000,
+  keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
+};
 
 function serverOptions(t: ListenerTimeouts) {
   return {
@@ -47,7 +52,10 @@ export function listen(server: Server, address: string): Promise<Server> {
   });
 }
 
-export function createPlainServer(handler: RequestListener, timeouts: ListenerTimeouts = defaultTimeouts): Server {
+export function createPlainServer(
+  handler: RequestListener,
+  timeouts: ListenerTimeouts = defaultTimeouts,
+): Server {
   return createServer(serverOptions(timeouts), handler);
 }
 
@@ -63,7 +71,14 @@ export function createTlsServer(
 /** "http://127.0.0.1:port" of a bound server (tests and logs). */
 export function baseUrl(server: Server, scheme = 'http'): string {
   const a = server.address() as AddressInfo;
-  const host = a.family === 'IPv6' ? (a.address === '::' ? '127.0.0.1' : `[${a.address}]`) : a.address === '0.0.0.0' ? '127.0.0.1' : a.address;
+  const host =
+    a.family === 'IPv6'
+      ? a.address === '::'
+        ? '127.0.0.1'
+        : `[${a.address}]`
+      : a.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : a.address;
   return `${scheme}://${host}:${a.port}`;
 }
 

@@ -14,7 +14,10 @@ export interface LogOptions {
   readonly destination?: NodeJS.WritableStream;
 }
 
-const redact = { paths: ['password', '*.password', 'database.password', 'headers.authorization', '*.body'], censor: '[redacted]' };
+const redact = {
+  paths: ['password', '*.password', 'database.password', 'headers.authorization', '*.body'],
+  censor: '[redacted]',
+};
 
 export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, redact, base: { service: 'opamp-fleet-server' } };

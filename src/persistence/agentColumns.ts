@@ -4,7 +4,14 @@
 
 import type { ComponentHealth } from '../events/agentData.ts';
 import type { AgentState } from '../projections/registry/agentState.ts';
-import { storedJson, storedMs, storedNanos, storedPlainJson, storedText, textArrayLiteral } from './storedText.ts';
+import {
+  storedJson,
+  storedMs,
+  storedNanos,
+  storedPlainJson,
+  storedText,
+  textArrayLiteral,
+} from './storedText.ts';
 
 export interface AgentColumns {
   readonly uid: string[];
@@ -57,9 +64,23 @@ export function componentsJson(health: ComponentHealth): string | null {
 
 export function agentColumns(agents: readonly AgentState[]): AgentColumns {
   const c: AgentColumns = {
-    uid: [], firstSeen: [], lastSeen: [], healthy: [], healthError: [], healthStatus: [], healthStartTime: [],
-    healthStatusTime: [], healthReported: [], healthComponents: [], capabilities: [], identifying: [],
-    nonIdentifying: [], missingAttributes: [], reservedAttributeConflicts: [], complianceUpdatedAt: [], packages: [],
+    uid: [],
+    firstSeen: [],
+    lastSeen: [],
+    healthy: [],
+    healthError: [],
+    healthStatus: [],
+    healthStartTime: [],
+    healthStatusTime: [],
+    healthReported: [],
+    healthComponents: [],
+    capabilities: [],
+    identifying: [],
+    nonIdentifying: [],
+    missingAttributes: [],
+    reservedAttributeConflicts: [],
+    complianceUpdatedAt: [],
+    packages: [],
   };
   for (const a of agents) {
     const h = a.health;
@@ -86,8 +107,16 @@ export function agentColumns(agents: readonly AgentState[]): AgentColumns {
 
 export function sessionColumns(agents: readonly AgentState[]): SessionColumns {
   const c: SessionColumns = {
-    uid: [], connected: [], remoteAddr: [], tlsSubject: [], viaGateway: [], transport: [],
-    descriptionReported: [], sequenceNum: [], connectionChangedAt: [], updatedAt: [],
+    uid: [],
+    connected: [],
+    remoteAddr: [],
+    tlsSubject: [],
+    viaGateway: [],
+    transport: [],
+    descriptionReported: [],
+    sequenceNum: [],
+    connectionChangedAt: [],
+    updatedAt: [],
   };
   for (const a of agents) {
     const s = a.session;

@@ -50,7 +50,10 @@ export function agentFromListRow(row: Row, f: Freshness): AgentState {
     : null;
   const description: AgentDescription | null =
     row[20] === true
-      ? { identifying: JSON.parse(row[10] as string) as Attributes, nonIdentifying: JSON.parse(row[11] as string) as Attributes }
+      ? {
+          identifying: JSON.parse(row[10] as string) as Attributes,
+          nonIdentifying: JSON.parse(row[11] as string) as Attributes,
+        }
       : null;
   const session: Session = {
     connectionId: storedConnection,
@@ -107,14 +110,19 @@ export function agentFromDetailRow(row: Row, f: Freshness): AgentState {
   let effectiveConfig: EffectiveConfig | null = null;
   if (configs !== null) {
     const files: Record<string, { body: string; contentType: string }> = {};
-    for (const [name, [body, contentType]] of Object.entries(JSON.parse(configs) as Record<string, [string, string]>)) {
+    for (const [name, [body, contentType]] of Object.entries(
+      JSON.parse(configs) as Record<string, [string, string]>,
+    )) {
       files[name] = { body, contentType };
     }
     effectiveConfig = files;
   }
   return {
     ...agent,
-    health: agent.health && { ...agent.health, components: componentsFromJson(components && JSON.parse(components)) },
+    health: agent.health && {
+      ...agent.health,
+      components: componentsFromJson(components && JSON.parse(components)),
+    },
     packages: packages === null ? null : (JSON.parse(packages) as PackageStatuses),
     effectiveConfig,
   };

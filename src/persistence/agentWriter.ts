@@ -104,14 +104,27 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
       batched(agents, (chunk) => runWrite(pool, 'save_agent', policy, observe, (c) => saveChunk(c, chunk))),
     softDeleteAgents: (evictions) =>
       batched(evictions, (chunk) =>
-        runWrite(pool, 'soft_delete_agent', policy, observe, async (c) =>
-          new Set(uidsOf((await c.query<{ instance_uid: string }>(softDeleteSql(chunk))).rows)),
+        runWrite(
+          pool,
+          'soft_delete_agent',
+          policy,
+          observe,
+          async (c) => new Set(uidsOf((await c.query<{ instance_uid: string }>(softDeleteSql(chunk))).rows)),
         ),
       ),
     saveSessions: (agents) =>
       batched(agents, (chunk) =>
-        runWrite(pool, 'save_session', policy, observe, async (c) =>
-          new Set(uidsOf((await c.query<{ instance_uid: string }>(upsertSessionsSql(sessionColumns(chunk)))).rows)),
+        runWrite(
+          pool,
+          'save_session',
+          policy,
+          observe,
+          async (c) =>
+            new Set(
+              uidsOf(
+                (await c.query<{ instance_uid: string }>(upsertSessionsSql(sessionColumns(chunk)))).rows,
+              ),
+            ),
         ),
       ),
     purge: async (nowMs, retentionMs) => (await pool.query(purgeSql(nowMs, retentionMs))).rowCount ?? 0,

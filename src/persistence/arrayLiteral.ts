@@ -9,7 +9,9 @@ function element(value: string | number | boolean | null): string {
   if (value === null) return 'NULL';
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
-  return needsEscape.test(value) ? `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : `"${value}"`;
+  return needsEscape.test(value)
+    ? `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+    : `"${value}"`;
 }
 
 /** `{a,b,NULL}` for a one-dimensional array parameter cast in SQL (`$1::text[]`, `$2::float8[]`). */

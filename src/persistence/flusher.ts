@@ -96,7 +96,10 @@ export function createFlusher(deps: FlusherDeps): Flusher {
     for (const uid of failed) pending.add(uid as InstanceUid);
     failedLast = failed.length > 0;
     if (failedLast) {
-      logger.warn({ err: saved.error ?? deleted.error, agents: failed.length }, 'flush failed; agents stay marked for retry');
+      logger.warn(
+        { err: saved.error ?? deleted.error, agents: failed.length },
+        'flush failed; agents stay marked for retry',
+      );
     }
   }
 
@@ -132,7 +135,8 @@ export function createFlusher(deps: FlusherDeps): Flusher {
       retry?.unsubscribe();
       for (const s of subscriptions) s.unsubscribe();
       while (running !== undefined) await running;
-      if (pending.size > 0) await flushOnce().catch((error: unknown) => logger.error({ err: error }, 'final flush failed'));
+      if (pending.size > 0)
+        await flushOnce().catch((error: unknown) => logger.error({ err: error }, 'final flush failed'));
     },
   };
 }

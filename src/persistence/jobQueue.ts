@@ -12,7 +12,11 @@ export const purgeCron = '0 * * * *';
 export const jobQueueSchema = 'pgboss';
 
 /** pg-boss through the service's own write pool, so it stays within database.pool_max. */
-export function createBoss(pool: pg.Pool, logger: Logger, options: { migrate: boolean; run: boolean }): PgBoss {
+export function createBoss(
+  pool: pg.Pool,
+  logger: Logger,
+  options: { migrate: boolean; run: boolean },
+): PgBoss {
   const boss = new PgBoss({
     db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) },
     schema: jobQueueSchema,

@@ -43,7 +43,8 @@ function writeResponse(ctx: Context, response: Response): void {
   }
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) ctx.set('set-cookie', cookies);
-  ctx.body = response.body === null ? null : Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
+  ctx.body =
+    response.body === null ? null : Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
   // Setting the body may reset the status of an empty answer; the dashboard's status stands.
   ctx.status = response.status;
 }

@@ -39,7 +39,10 @@ export async function applyServiceMigrations(settings: ConnectionSettings): Prom
  * Runs the service migrations, then `migrateJobQueue` (pg-boss's migrator), under the advisory lock.
  * The lock lives on its own connection, so both migrators may use pools of any size meanwhile.
  */
-export async function runMigrations(settings: ConnectionSettings, migrateJobQueue: () => Promise<void>): Promise<void> {
+export async function runMigrations(
+  settings: ConnectionSettings,
+  migrateJobQueue: () => Promise<void>,
+): Promise<void> {
   const lock = new pg.Client({ ...settings, connectionTimeoutMillis: 10_000 });
   lock.on('error', () => undefined);
   await lock.connect();

@@ -61,9 +61,16 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   const { config, logger, scheduler, registry } = deps;
   const settings = connectionSettings(config.database);
   const policy = deps.writePolicy ?? defaultWritePolicy;
-  const pools: Pools = createPools(settings, { poolMax: config.database.pool_max, readTimeoutMs: 5000, logger });
+  const pools: Pools = createPools(settings, {
+    poolMax: config.database.pool_max,
+    readTimeoutMs: 5000,
+    logger,
+  });
   const metrics = deps.registerMetrics({
-    writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])) as Record<WriteOp, number>,
+    writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])) as Record<
+      WriteOp,
+      number
+    >,
     pool: () => ({ acquired: pools.acquired(), max: config.database.pool_max }),
   });
   const writer = createAgentWriter(pools.write, {
@@ -114,14 +121,17 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   async function stop(): Promise<void> {
     await flusher.stop();
     await refresher?.stop();
-    await boss.stop({ graceful: true, timeout: 5000, close: false }).catch((error: unknown) => logger.warn({ err: error }, 'job queue stop failed'));
+    await boss
+      .stop({ graceful: true, timeout: 5000, close: false })
+      .catch((error: unknown) => logger.warn({ err: error }, 'job queue stop failed'));
     await jobsUi?.close().catch((error: unknown) => logger.warn({ err: error }, 'job-queue UI close failed'));
     await pools.end();
   }
 
   const middleware: Middleware = async (ctx, next): Promise<void> => {
     if (jobsUi !== undefined) await jobsUi.middleware(ctx, next);
-    else if (ctx.path === '/jobs-ui' || ctx.path.startsWith('/jobs-ui/')) ctx.throw(503, 'job-queue UI is starting');
+    else if (ctx.path === '/jobs-ui' || ctx.path.startsWith('/jobs-ui/'))
+      ctx.throw(503, 'job-queue UI is starting');
     else await next();
   };
 

@@ -75,7 +75,9 @@ export function createPgStoreReader(pool: pg.Pool, options: StoreReaderOptions):
       const sql = getAgentSql(uid);
       const result = await pool.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' });
       const row = result.rows[0];
-      return row === undefined ? undefined : agentFromDetailRow(row, { now: options.now(), disconnectAfterMs: options.disconnectAfterMs });
+      return row === undefined
+        ? undefined
+        : agentFromDetailRow(row, { now: options.now(), disconnectAfterMs: options.disconnectAfterMs });
     },
   };
 }

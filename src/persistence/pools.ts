@@ -45,8 +45,13 @@ export function createPools(settings: ConnectionSettings, options: PoolOptions):
   const write = new pg.Pool({ ...base, max: sizes.write });
   // An idle client that loses its server emits 'error' on the pool; without a listener that
   // error would end the process (STYLE 11).
-  for (const [name, pool] of [['read', read], ['write', write]] as const) {
-    pool.on('error', (error) => options.logger.warn({ err: error, pool: name }, 'idle database connection failed'));
+  for (const [name, pool] of [
+    ['read', read],
+    ['write', write],
+  ] as const) {
+    pool.on('error', (error) =>
+      options.logger.warn({ err: error, pool: name }, 'idle database connection failed'),
+    );
   }
   const inUse = (p: pg.Pool) => p.totalCount - p.idleCount;
   let ended: Promise<void> | undefined;

@@ -25,7 +25,12 @@ export function keepaliveMs(disconnectAfterMs: number, passMs: number): number {
   return Math.max(0, Math.min((disconnectAfterMs * 2) / 3, disconnectAfterMs - passMs));
 }
 
-export function isSessionDue(mark: SessionMark | undefined, agent: AgentState, now: number, keepalive: number): boolean {
+export function isSessionDue(
+  mark: SessionMark | undefined,
+  agent: AgentState,
+  now: number,
+  keepalive: number,
+): boolean {
   if (mark === undefined) return true;
   if (now - mark.updatedAt < keepalive) return false;
   return agent.lastSeen > mark.updatedAt || agent.connected !== mark.connected;

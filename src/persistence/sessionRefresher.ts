@@ -45,7 +45,10 @@ export function createSessionRefresher(deps: SessionRefresherDeps): SessionRefre
       if (agent !== undefined) ledger.record(agent);
     }
     if (result.failed.length > 0) {
-      logger.warn({ err: result.error, agents: result.failed.length }, 'session refresh failed; retried next pass');
+      logger.warn(
+        { err: result.error, agents: result.failed.length },
+        'session refresh failed; retried next pass',
+      );
     }
   }
 

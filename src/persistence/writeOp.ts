@@ -27,7 +27,12 @@ export class WriteTimeoutError extends Error {
   }
 }
 
-async function attempt<T>(pool: pg.Pool, op: WriteOp, ms: number, work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+async function attempt<T>(
+  pool: pg.Pool,
+  op: WriteOp,
+  ms: number,
+  work: (c: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   let client: pg.PoolClient | undefined;
   let released = false;
   let timedOut = false;

@@ -47,9 +47,23 @@ ON CONFLICT (instance_uid) DO UPDATE SET
 WHERE a.updated_at < EXCLUDED.updated_at
 RETURNING a.instance_uid`,
     values: [
-      c.uid, c.firstSeen, c.lastSeen, c.healthy, c.healthError, c.healthStatus, c.healthStartTime,
-      c.healthStatusTime, c.healthReported, c.healthComponents, c.capabilities, c.identifying,
-      c.nonIdentifying, c.missingAttributes, c.reservedAttributeConflicts, c.complianceUpdatedAt, c.packages,
+      c.uid,
+      c.firstSeen,
+      c.lastSeen,
+      c.healthy,
+      c.healthError,
+      c.healthStatus,
+      c.healthStartTime,
+      c.healthStatusTime,
+      c.healthReported,
+      c.healthComponents,
+      c.capabilities,
+      c.identifying,
+      c.nonIdentifying,
+      c.missingAttributes,
+      c.reservedAttributeConflicts,
+      c.complianceUpdatedAt,
+      c.packages,
     ].map(arrayLiteral),
   };
 }
@@ -79,8 +93,16 @@ ON CONFLICT (instance_uid) DO UPDATE SET
 WHERE s.updated_at <= EXCLUDED.updated_at
 RETURNING s.instance_uid`,
     values: [
-      c.uid, c.connected, c.remoteAddr, c.tlsSubject, c.viaGateway, c.transport, c.descriptionReported,
-      c.sequenceNum, c.connectionChangedAt, c.updatedAt,
+      c.uid,
+      c.connected,
+      c.remoteAddr,
+      c.tlsSubject,
+      c.viaGateway,
+      c.transport,
+      c.descriptionReported,
+      c.sequenceNum,
+      c.connectionChangedAt,
+      c.updatedAt,
     ].map(arrayLiteral),
   };
 }
@@ -133,7 +155,9 @@ export function softDeleteSql(evictions: readonly Eviction[]): Sql {
 FROM UNNEST($1::text[], $2::float8[], $3::float8[]) AS e(uid, last_seen, at)
 WHERE a.instance_uid = e.uid AND a.evicted_at IS NULL AND a.updated_at <= ${ts('e.last_seen')}
 RETURNING a.instance_uid`,
-    values: [evictions.map((e) => e.uid), evictions.map((e) => e.lastSeen), evictions.map((e) => e.at)].map(arrayLiteral),
+    values: [evictions.map((e) => e.uid), evictions.map((e) => e.lastSeen), evictions.map((e) => e.at)].map(
+      arrayLiteral,
+    ),
   };
 }
 

@@ -27,7 +27,9 @@ export function createUiApp(deps: UiDeps): Koa {
   // Authorization comes before everything: API, pages, /static and /jobs-ui (SPEC "Authentication" 1).
   if (deps.auth) app.use(deps.auth);
   // Then: /api/* never reaches the UI routes (SPEC UI rule 6).
-  app.use(createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }));
+  app.use(
+    createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }),
+  );
   if (deps.jobsUi) app.use(deps.jobsUi);
   const pages = createPagesRouter({
     registry: deps.registry,

@@ -55,10 +55,12 @@
   var operators = /(!=|!~|=~|=)/;
 
   function fetchJson(url) {
-    return fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' }).then(function (res) {
-      if (!res.ok) throw new Error('HTTP ' + res.status);
-      return res.json();
-    });
+    return fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' }).then(
+      function (res) {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json();
+      },
+    );
   }
 
   function fillList(list, options) {
@@ -94,9 +96,13 @@
       } else {
         var key = text.slice(0, m.index).trim();
         var op = m[1];
-        var value = text.slice(m.index + op.length).trim().replace(/^["']/, '');
+        var value = text
+          .slice(m.index + op.length)
+          .trim()
+          .replace(/^["']/, '');
         if (!key || op === '=~' || op === '!~') return fillList(list, []);
-        url = '/api/attributes/values?key=' + encodeURIComponent(key) + '&prefix=' + encodeURIComponent(value);
+        url =
+          '/api/attributes/values?key=' + encodeURIComponent(key) + '&prefix=' + encodeURIComponent(value);
         build = function (body) {
           return (body.values || []).map(function (v) {
             return key + op + v;

@@ -19,10 +19,17 @@ function openFilesLimit(): number {
 async function loadScenarios(only: readonly string[]): Promise<Scenario[]> {
   const dir = new URL('./scenarios/', import.meta.url);
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
-  const scenarios = await Promise.all(files.map(async (f) => ((await import(new URL(f, dir).href)) as { default: Scenario }).default));
+  const scenarios = await Promise.all(
+    files.map(async (f) => ((await import(new URL(f, dir).href)) as { default: Scenario }).default),
+  );
   const unknown = only.filter((n) => !scenarios.some((s) => s.name === n));
-  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${scenarios.map((s) => s.name).join(', ')}`);
-  return scenarios.filter((s) => only.length === 0 || only.includes(s.name)).sort((a, b) => a.order - b.order);
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown scenario(s): ${unknown.join(', ')}; known: ${scenarios.map((s) => s.name).join(', ')}`,
+    );
+  return scenarios
+    .filter((s) => only.length === 0 || only.includes(s.name))
+    .sort((a, b) => a.order - b.order);
 }
 
 async function main(): Promise<number> {
@@ -36,7 +43,11 @@ async function main(): Promise<number> {
   });
   const quick = values.quick;
   const runs = values.runs !== undefined ? Math.max(1, Number(values.runs)) : quick ? 1 : 3;
-  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const only =
+    values.only
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [];
   const scenarios = await loadScenarios(only);
   const dir = mkdtempSync(join(tmpdir(), 'opamp-bench-'));
   const servers = new Set<ServerProcess>();
@@ -62,17 +73,29 @@ async function main(): Promise<number> {
       });
     });
   }
-  ctx.log(`bench: ${scenarios.map((s) => s.name).join(', ')}; ${runs} run(s); open-files limit ${ctx.fdLimit}`);
+  ctx.log(
+    `bench: ${scenarios.map((s) => s.name).join(', ')}; ${runs} run(s); open-files limit ${ctx.fdLimit}`,
+  );
   const outcomes: ScenarioOutcome[] = [];
   try {
     for (const s of scenarios) {
       ctx.log(`${s.name}: ${s.title}`);
       const t0 = performance.now();
       try {
-        outcomes.push({ name: s.name, title: s.title, result: await s.run(ctx), seconds: (performance.now() - t0) / 1000 });
+        outcomes.push({
+          name: s.name,
+          title: s.title,
+          result: await s.run(ctx),
+          seconds: (performance.now() - t0) / 1000,
+        });
       } catch (error) {
         ctx.log(`  failed: ${(error as Error).stack ?? String(error)}`);
-        outcomes.push({ name: s.name, title: s.title, error: (error as Error).message, seconds: (performance.now() - t0) / 1000 });
+        outcomes.push({
+          name: s.name,
+          title: s.title,
+          error: (error as Error).message,
+          seconds: (performance.now() - t0) / 1000,
+        });
       }
     }
   } finally {

@@ -28,7 +28,11 @@ function table(rows: ScenarioResult['rows']): string {
   if (rows.length === 0) return '';
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const line = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;
-  return [line(columns), line(columns.map(() => '---')), ...rows.map((r) => line(columns.map((c) => r[c] ?? '')))].join('\n');
+  return [
+    line(columns),
+    line(columns.map(() => '---')),
+    ...rows.map((r) => line(columns.map((c) => r[c] ?? ''))),
+  ].join('\n');
 }
 
 export function renderReport(outcomes: readonly ScenarioOutcome[], header: string): string {
@@ -57,6 +61,9 @@ export function writeIntoBenchmarks(file: string, report: string): void {
   const block = `${resultsStart}\n${report}${resultsEnd}`;
   const start = text.indexOf(resultsStart);
   const end = text.indexOf(resultsEnd);
-  text = start >= 0 && end > start ? text.slice(0, start) + block + text.slice(end + resultsEnd.length) : `${text}\n${block}\n`;
+  text =
+    start >= 0 && end > start
+      ? text.slice(0, start) + block + text.slice(end + resultsEnd.length)
+      : `${text}\n${block}\n`;
   writeFileSync(file, text);
 }

@@ -66,9 +66,11 @@ export async function runReplayCli(argv: readonly string[]): Promise<number> {
   const [file] = positionals;
   if (file === undefined || positionals.length > 1) throw new UsageError('give exactly one recording file');
   const output = values.output as ReplayOutput;
-  if (!['all', 'registry', 'timeline', 'summary'].includes(output)) throw new UsageError(`--output ${output}: all, registry, timeline or summary`);
+  if (!['all', 'registry', 'timeline', 'summary'].includes(output))
+    throw new UsageError(`--output ${output}: all, registry, timeline or summary`);
   const transport = values.transport as 'recorded' | 'ws' | 'http';
-  if (!['recorded', 'ws', 'http'].includes(transport)) throw new UsageError(`--transport ${transport}: recorded, ws or http`);
+  if (!['recorded', 'ws', 'http'].includes(transport))
+    throw new UsageError(`--transport ${transport}: recorded, ws or http`);
   const only = values.uid?.map((u) => {
     const uid = parseInstanceUid(u);
     if (uid === undefined) throw new UsageError(`--uid ${u}: not a UUID or ULID`);
@@ -79,16 +81,30 @@ export async function runReplayCli(argv: readonly string[]): Promise<number> {
   const until = values.until === undefined ? undefined : parseTime(values.until, reader.header.startedAt);
   const started = performance.now();
   if (values.to !== undefined) {
-    const result = await sendLive(reader, { url: values.to, speed: parseSpeed(values.speed), transport, until });
-    process.stdout.write(`${JSON.stringify({ ...result, elapsed_ms: Math.round(performance.now() - started) })}\n`);
+    const result = await sendLive(reader, {
+      url: values.to,
+      speed: parseSpeed(values.speed),
+      transport,
+      until,
+    });
+    process.stdout.write(
+      `${JSON.stringify({ ...result, elapsed_ms: Math.round(performance.now() - started) })}\n`,
+    );
   } else {
     let fleet: FleetSettings | undefined;
     if (values.config !== undefined) fleet = loadConfig({ file: values.config }).fleet;
     const onlySet = only && new Set<string>(only);
-    const result = await replayOffline(reader, { fleet, until, only: onlySet, timelines: output === 'all' || output === 'timeline' });
+    const result = await replayOffline(reader, {
+      fleet,
+      until,
+      only: onlySet,
+      timelines: output === 'all' || output === 'timeline',
+    });
     await writeReplayJson(process.stdout, result, output, performance.now() - started, onlySet);
   }
-  if (reader.summary.truncated) process.stderr.write(`warning: ${describeTruncation(reader.summary.truncated)}\n`);
-  for (const [kind, n] of reader.summary.unknownKinds) process.stderr.write(`warning: skipped ${n} records of unknown kind ${kind}\n`);
+  if (reader.summary.truncated)
+    process.stderr.write(`warning: ${describeTruncation(reader.summary.truncated)}\n`);
+  for (const [kind, n] of reader.summary.unknownKinds)
+    process.stderr.write(`warning: skipped ${n} records of unknown kind ${kind}\n`);
   return 0;
 }

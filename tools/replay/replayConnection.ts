@@ -22,7 +22,13 @@ export function replayConnection(
     agents: new Set<InstanceUid>(),
     session() {
       if (cached === undefined || cached.viaGateway !== connection.isGateway) {
-        cached = { connectionId: connection.id, transport, viaGateway: connection.isGateway, remoteAddr, tlsSubject };
+        cached = {
+          connectionId: connection.id,
+          transport,
+          viaGateway: connection.isGateway,
+          remoteAddr,
+          tlsSubject,
+        };
       }
       return cached;
     },

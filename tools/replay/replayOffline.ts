@@ -7,10 +7,16 @@ import { createEventBus } from '../../src/events/bus.ts';
 import { createOpampHandler, type ProtocolObserver } from '../../src/io/opamp/handler.ts';
 import type { OpampConnection } from '../../src/io/opamp/connection.ts';
 import type { RecordingReader, ReadSummary } from '../../src/io/recorder/recordingReader.ts';
-import { createComplianceCounters, type ComplianceCounts } from '../../src/projections/compliance/complianceCounters.ts';
+import {
+  createComplianceCounters,
+  type ComplianceCounts,
+} from '../../src/projections/compliance/complianceCounters.ts';
 import { createLivenessSweeper } from '../../src/projections/liveness/livenessSweeper.ts';
 import { livenessThresholds } from '../../src/projections/liveness/sweep.ts';
-import { createRegistryProjection, type Registry } from '../../src/projections/registry/registryProjection.ts';
+import {
+  createRegistryProjection,
+  type Registry,
+} from '../../src/projections/registry/registryProjection.ts';
 import { replayConnection } from './replayConnection.ts';
 import { collectTimelines, type AgentTimeline } from './timeline.ts';
 import { createVirtualClock } from './virtualClock.ts';
@@ -24,7 +30,11 @@ export interface FleetSettings {
 }
 
 /** The service defaults, for recordings whose header carries no fleet settings. */
-export const defaultFleetSettings: FleetSettings = { heartbeat_interval: 30_000, stale_missed_heartbeats: 3, required_attributes: [] };
+export const defaultFleetSettings: FleetSettings = {
+  heartbeat_interval: 30_000,
+  stale_missed_heartbeats: 3,
+  required_attributes: [],
+};
 
 export interface ReplayOptions {
   /** Overrides the recording header's fleet settings. */
@@ -50,7 +60,10 @@ export interface ReplayResult {
   readonly fleet: FleetSettings;
 }
 
-export async function replayOffline(reader: RecordingReader, options: ReplayOptions = {}): Promise<ReplayResult> {
+export async function replayOffline(
+  reader: RecordingReader,
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
   const fleet = options.fleet ?? reader.header.fleet ?? defaultFleetSettings;
   const clock = createVirtualClock(reader.header.startedAt);
   let projectionErrors = 0;
@@ -60,8 +73,17 @@ export async function replayOffline(reader: RecordingReader, options: ReplayOpti
   const compliance = createComplianceCounters(bus.events$, onError);
   const timelines = options.timelines === false ? undefined : collectTimelines(bus.events$, options.only);
   const counts = { messages: 0, closes: 0, rejected: 0 };
-  const observer: ProtocolObserver = { messageReceived: () => undefined, messageFailed: () => void counts.rejected++ };
-  const handler = createOpampHandler({ bus, registry, now: clock.now, requiredAttributes: fleet.required_attributes, observer });
+  const observer: ProtocolObserver = {
+    messageReceived: () => undefined,
+    messageFailed: () => void counts.rejected++,
+  };
+  const handler = createOpampHandler({
+    bus,
+    registry,
+    now: clock.now,
+    requiredAttributes: fleet.required_attributes,
+    observer,
+  });
   const thresholds = livenessThresholds(fleet.heartbeat_interval, fleet.stale_missed_heartbeats);
   const sweeper = createLivenessSweeper({ bus, registry, thresholds, scheduler: clock.scheduler, onError });
   const connections = new Map<number, OpampConnection>();
@@ -80,7 +102,12 @@ export async function replayOffline(reader: RecordingReader, options: ReplayOpti
       }
       counts.messages++;
       if (connection === undefined) {
-        connection = replayConnection(record.connectionId, record.transport, record.remoteAddr, record.tlsSubject);
+        connection = replayConnection(
+          record.connectionId,
+          record.transport,
+          record.remoteAddr,
+          record.tlsSubject,
+        );
         // Each plain-HTTP request is its own connection; only WebSockets live on.
         if (record.transport === 'ws') connections.set(record.connectionId, connection);
       }

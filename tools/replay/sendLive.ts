@@ -92,7 +92,11 @@ export async function sendLive(reader: RecordingReader, options: SendOptions): P
     return new Promise((resolve) => {
       const req = httpRequest(
         target,
-        { method: 'POST', agent, headers: { 'Content-Type': 'application/x-protobuf', 'Content-Length': payload.length } },
+        {
+          method: 'POST',
+          agent,
+          headers: { 'Content-Type': 'application/x-protobuf', 'Content-Length': payload.length },
+        },
         (res) => {
           res.resume();
           res.on('end', () => {
@@ -113,7 +117,10 @@ export async function sendLive(reader: RecordingReader, options: SendOptions): P
   /** The agent a message belongs to, to keep one agent's messages in order. */
   function agentKey(record: MessageRecord): string {
     try {
-      return toInstanceUid(decodeAgentToServer(record.payload).instanceUid ?? new Uint8Array()) ?? `conn-${record.connectionId}`;
+      return (
+        toInstanceUid(decodeAgentToServer(record.payload).instanceUid ?? new Uint8Array()) ??
+        `conn-${record.connectionId}`
+      );
     } catch {
       return `conn-${record.connectionId}`;
     }
@@ -121,7 +128,8 @@ export async function sendLive(reader: RecordingReader, options: SendOptions): P
 
   function send(record: MessageRecord): void {
     result.sent++;
-    const overWs = options.transport === 'ws' || (options.transport === 'recorded' && record.transport === 'ws');
+    const overWs =
+      options.transport === 'ws' || (options.transport === 'recorded' && record.transport === 'ws');
     if (overWs) {
       const key = record.transport === 'ws' ? `ws-${record.connectionId}` : `agent-${agentKey(record)}`;
       const s = socketFor(key);

@@ -29,7 +29,10 @@ export interface TimelineCollector {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** Collects timelines for every agent, or only for `only` when given. */
-export function collectTimelines(events$: Observable<FleetEvent>, only?: ReadonlySet<string>): TimelineCollector {
+export function collectTimelines(
+  events$: Observable<FleetEvent>,
+  only?: ReadonlySet<string>,
+): TimelineCollector {
   const timelines = new Map<InstanceUid, AgentTimeline>();
   const timelineOf = (uid: InstanceUid): AgentTimeline => {
     let t = timelines.get(uid);
@@ -49,7 +52,13 @@ export function collectTimelines(events$: Observable<FleetEvent>, only?: Readonl
     switch (event.type) {
       case 'AgentConnected': {
         const s = event.data.session;
-        t.entries.push({ at, event: 'connected', transport: s.transport, remote_addr: s.remoteAddr, via_gateway: s.viaGateway });
+        t.entries.push({
+          at,
+          event: 'connected',
+          transport: s.transport,
+          remote_addr: s.remoteAddr,
+          via_gateway: s.viaGateway,
+        });
         return;
       }
       case 'AgentCheckedIn':
@@ -62,7 +71,13 @@ export function collectTimelines(events$: Observable<FleetEvent>, only?: Readonl
         t.entries.push({ at, event: 'report', type: 'health' });
         const h = event.data.health;
         if (t.lastHealthy !== h.healthy)
-          t.entries.push({ at, event: 'health_changed', healthy: h.healthy, status: h.status, last_error: h.lastError });
+          t.entries.push({
+            at,
+            event: 'health_changed',
+            healthy: h.healthy,
+            status: h.status,
+            last_error: h.lastError,
+          });
         t.lastHealthy = h.healthy;
         return;
       }
@@ -73,7 +88,12 @@ export function collectTimelines(events$: Observable<FleetEvent>, only?: Readonl
         t.entries.push({ at, event: 'report', type: 'package_statuses' });
         return;
       case 'AgentComplianceChanged':
-        t.entries.push({ at, event: 'compliance_changed', missing: event.data.missing, conflicts: event.data.conflicts });
+        t.entries.push({
+          at,
+          event: 'compliance_changed',
+          missing: event.data.missing,
+          conflicts: event.data.conflicts,
+        });
         return;
       case 'AgentFullStateRequested':
         t.entries.push({ at, event: 'full_state_requested', reason: event.data.reason });

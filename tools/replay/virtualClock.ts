@@ -12,7 +12,9 @@ class ReschedulingAction<T> extends VirtualAction<T> {
   override schedule(state?: T, delay = 0): Subscription {
     if (!Number.isFinite(delay)) return super.schedule(state, delay);
     // AsyncAction.prototype.schedule: reuses this action (RxJS exports no AsyncAction to extend).
-    const asyncAction = Object.getPrototypeOf(VirtualAction.prototype) as { schedule(this: VirtualAction<T>, state?: T, delay?: number): Subscription };
+    const asyncAction = Object.getPrototypeOf(VirtualAction.prototype) as {
+      schedule(this: VirtualAction<T>, state?: T, delay?: number): Subscription;
+    };
     return asyncAction.schedule.call(this, state, delay);
   }
 }

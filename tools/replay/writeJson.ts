@@ -42,7 +42,9 @@ export async function writeReplayJson(
     await write(',"timelines":{');
     let first = true;
     for (const [uid, t] of result.timelines) {
-      await write(`${first ? '' : ','}\n${JSON.stringify(uid)}:${JSON.stringify({ check_ins: t.checkIns, entries: t.entries })}`);
+      await write(
+        `${first ? '' : ','}\n${JSON.stringify(uid)}:${JSON.stringify({ check_ins: t.checkIns, entries: t.entries })}`,
+      );
       first = false;
     }
     await write('}');

@@ -33,7 +33,14 @@ export interface MessageOptions {
 }
 
 export function createSimAgent(index: number): SimAgent {
-  const agent = { index, pending: [], sequenceNum: 0, healthy: true, needsFullState: true, registered: false } as unknown as SimAgent;
+  const agent = {
+    index,
+    pending: [],
+    sequenceNum: 0,
+    healthy: true,
+    needsFullState: true,
+    registered: false,
+  } as unknown as SimAgent;
   renew(agent);
   return agent;
 }
@@ -55,7 +62,8 @@ const configCache = new Map<number, Buffer>();
 function configBody(bytes: number): Buffer {
   let body = configCache.get(bytes);
   if (body === undefined) {
-    const head = 'receivers:\n  otlp:\n    protocols: { grpc: {}, http: {} }\nexporters:\n  otlphttp:\n    endpoint: https://collector.example:4318\n# ';
+    const head =
+      'receivers:\n  otlp:\n    protocols: { grpc: {}, http: {} }\nexporters:\n  otlphttp:\n    endpoint: https://collector.example:4318\n# ';
     body = Buffer.alloc(bytes, 'x');
     body.write(head.slice(0, bytes));
     configCache.set(bytes, body);
@@ -86,7 +94,11 @@ export function nextMessage(agent: SimAgent, options: MessageOptions, flap = fal
     agent.needsFullState = false;
     fields.agentDescription = describeAgent(agent.index, agent.uid, options.attributes);
     fields.health = health(agent);
-    fields.effectiveConfig = { configMap: { configMap: { 'collector.yaml': { body: configBody(options.configBytes), contentType: 'text/yaml' } } } };
+    fields.effectiveConfig = {
+      configMap: {
+        configMap: { 'collector.yaml': { body: configBody(options.configBytes), contentType: 'text/yaml' } },
+      },
+    };
   } else if (flap) {
     fields.health = health(agent);
   }

@@ -1,7 +1,16 @@
 // Realistic agent descriptions: service.name, service.version, host.name, os.type and a few custom keys
 // (about ten attributes in all by default), chosen deterministically from the agent's slot.
 
-const services = ['io.opentelemetry.collector', 'checkout', 'payments', 'inventory', 'frontend', 'search', 'auth', 'billing'];
+const services = [
+  'io.opentelemetry.collector',
+  'checkout',
+  'payments',
+  'inventory',
+  'frontend',
+  'search',
+  'auth',
+  'billing',
+];
 const osTypes = ['linux', 'linux', 'linux', 'windows', 'darwin'];
 const environments = ['production', 'staging', 'development'];
 const regions = ['eu-west-1', 'us-east-1', 'ap-southeast-2'];
@@ -26,6 +35,10 @@ export function describeAgent(index: number, uid: string, attributes = 10) {
     kv('team', pick(teams, 4)),
     kv('k8s.cluster.name', `cluster-${index % 5}`),
   ];
-  for (let i = identifying.length + nonIdentifying.length; i < attributes; i++) nonIdentifying.push(kv(`custom.key${i}`, `value-${index % 13}`));
-  return { identifyingAttributes: identifying, nonIdentifyingAttributes: nonIdentifying.slice(0, Math.max(0, attributes - 3)) };
+  for (let i = identifying.length + nonIdentifying.length; i < attributes; i++)
+    nonIdentifying.push(kv(`custom.key${i}`, `value-${index % 13}`));
+  return {
+    identifyingAttributes: identifying,
+    nonIdentifyingAttributes: nonIdentifying.slice(0, Math.max(0, attributes - 3)),
+  };
 }

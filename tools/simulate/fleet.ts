@@ -5,7 +5,15 @@
 
 import { createSimAgent, disconnectMessage, nextMessage, renew, type SimAgent } from './agentModel.ts';
 import { createSimStats, latencyPercentiles, type SimStats } from './simStats.ts';
-import { gateway, httpChannel, httpPools, wsChannel, type Channel, type Gateway, type TransportContext } from './transports.ts';
+import {
+  gateway,
+  httpChannel,
+  httpPools,
+  wsChannel,
+  type Channel,
+  type Gateway,
+  type TransportContext,
+} from './transports.ts';
 
 export interface FleetOptions {
   /** OpAMP base URL, e.g. http://127.0.0.1:4320. */
@@ -76,7 +84,8 @@ export function createFleet(options: FleetOptions) {
   let stopped = false;
   let churnCredit = 0;
 
-  const usesHttp = (i: number) => options.transport === 'http' || (options.transport === 'mix' && i % 2 === 1);
+  const usesHttp = (i: number) =>
+    options.transport === 'http' || (options.transport === 'mix' && i % 2 === 1);
 
   function channelFor(agent: SimAgent): Channel {
     if (usesHttp(agent.index)) return httpChannel(ctx, agent, http.pools[agent.index % http.pools.length]!);
@@ -142,7 +151,8 @@ export function createFleet(options: FleetOptions) {
       gateways.push(gw);
     }
     const began = performance.now();
-    const rate = options.rampPerSecond > 0 && Number.isFinite(options.rampPerSecond) ? options.rampPerSecond : Infinity;
+    const rate =
+      options.rampPerSecond > 0 && Number.isFinite(options.rampPerSecond) ? options.rampPerSecond : Infinity;
     const opening = new Set<Promise<void>>();
     for (let i = 0; i < options.agents && !stopped; i++) {
       const agent = createSimAgent(i);

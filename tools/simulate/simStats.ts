@@ -11,7 +11,14 @@ export interface SimStats {
 }
 
 export function createSimStats(): SimStats {
-  return { sent: 0, replies: 0, errors: 0, errorKinds: new Map(), latencies: new Float64Array(100_000), latencyCount: 0 };
+  return {
+    sent: 0,
+    replies: 0,
+    errors: 0,
+    errorKinds: new Map(),
+    latencies: new Float64Array(100_000),
+    latencyCount: 0,
+  };
 }
 
 export function countError(stats: SimStats, kind: string): void {

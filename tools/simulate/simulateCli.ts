@@ -24,15 +24,25 @@ export const simulateUsage = `usage: simulate [options]
 
 export class UsageError extends Error {}
 
-function positive(name: string, text: string, parse: (t: string) => number | undefined, allowZero = false): number {
+function positive(
+  name: string,
+  text: string,
+  parse: (t: string) => number | undefined,
+  allowZero = false,
+): number {
   const n = parse(text);
-  if (n === undefined || Number.isNaN(n) || n < 0 || (!allowZero && n === 0)) throw new UsageError(`--${name} ${text}: not a valid value`);
+  if (n === undefined || Number.isNaN(n) || n < 0 || (!allowZero && n === 0))
+    throw new UsageError(`--${name} ${text}: not a valid value`);
   return n;
 }
 
 const num = (t: string) => (/^\d+(\.\d+)?$/.test(t) ? Number(t) : undefined);
 
-export function parseSimulateArgs(argv: readonly string[]): { fleet: FleetOptions; durationMs: number; json: boolean } {
+export function parseSimulateArgs(argv: readonly string[]): {
+  fleet: FleetOptions;
+  durationMs: number;
+  json: boolean;
+} {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -53,7 +63,8 @@ export function parseSimulateArgs(argv: readonly string[]): { fleet: FleetOption
     },
   });
   const transport = values.transport;
-  if (transport !== 'ws' && transport !== 'http' && transport !== 'mix') throw new UsageError(`--transport ${transport}: ws, http or mix`);
+  if (transport !== 'ws' && transport !== 'http' && transport !== 'mix')
+    throw new UsageError(`--transport ${transport}: ws, http or mix`);
   const flapRate = positive('flap-rate', values['flap-rate'], num, true);
   if (flapRate > 1) throw new UsageError('--flap-rate is a probability between 0 and 1');
   const sources = positive('sources', values.sources, num);
@@ -68,10 +79,20 @@ export function parseSimulateArgs(argv: readonly string[]): { fleet: FleetOption
       url: values.url,
       agents: Math.floor(positive('agents', values.agents, num)),
       transport,
-      gateways: values.gateways !== undefined ? Math.floor(positive('gateways', values.gateways, num, true)) : values.gateway ? 1 : 0,
+      gateways:
+        values.gateways !== undefined
+          ? Math.floor(positive('gateways', values.gateways, num, true))
+          : values.gateway
+            ? 1
+            : 0,
       heartbeatMs: positive('heartbeat', values.heartbeat, parseDuration),
       flapRate,
-      configBytes: positive('config-size', values['config-size'], (t) => parseByteSize(/^\d+$/.test(t) ? Number(t) : t), true),
+      configBytes: positive(
+        'config-size',
+        values['config-size'],
+        (t) => parseByteSize(/^\d+$/.test(t) ? Number(t) : t),
+        true,
+      ),
       attributes: Math.floor(positive('attributes', values.attributes, num, true)),
       churnPerSecond: positive('churn', values.churn, num, true),
       rampPerSecond: positive('ramp', values.ramp, num, true),
@@ -117,8 +138,19 @@ export async function runSimulateCli(argv: readonly string[]): Promise<number> {
   const s = fleet.snapshot();
   const seconds = (performance.now() - began) / 1000;
   await fleet.stop();
-  const summary = { ...s, ramp_up_ms: Math.round(rampedMs), seconds: Math.round(seconds * 10) / 10, messages_per_second: Math.round(s.sent / seconds) };
+  const summary = {
+    ...s,
+    ramp_up_ms: Math.round(rampedMs),
+    seconds: Math.round(seconds * 10) / 10,
+    messages_per_second: Math.round(s.sent / seconds),
+  };
   if (tty) process.stderr.write('\n');
-  process.stdout.write(json ? `${JSON.stringify(summary)}\n` : `${Object.entries(summary).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n')}\n`);
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(summary)}\n`
+      : `${Object.entries(summary)
+          .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+          .join('\n')}\n`,
+  );
   return 0;
 }

@@ -54,7 +54,10 @@ export function wsChannel(ctx: TransportContext, agent: SimAgent): Channel {
     open() {
       closing = false;
       const localAddress = sourceAddress(ctx);
-      const socket = new WebSocket(wsUrl(ctx.url), { perMessageDeflate: false, ...(localAddress && { localAddress }) });
+      const socket = new WebSocket(wsUrl(ctx.url), {
+        perMessageDeflate: false,
+        ...(localAddress && { localAddress }),
+      });
       ws = socket;
       socket.on('message', (data: Buffer) => {
         const u = unframe(new Uint8Array(data));
@@ -91,7 +94,9 @@ export function wsChannel(ctx: TransportContext, agent: SimAgent): Channel {
 /** One keep-alive pool per source address, shared by every HTTP agent. */
 export function httpPools(ctx: TransportContext, maxSockets = 128) {
   const addresses = ctx.localAddresses.length > 0 ? ctx.localAddresses : [undefined];
-  const pools = addresses.map((localAddress) => new HttpAgent({ keepAlive: true, maxSockets, ...(localAddress && { localAddress }) }));
+  const pools = addresses.map(
+    (localAddress) => new HttpAgent({ keepAlive: true, maxSockets, ...(localAddress && { localAddress }) }),
+  );
   return { pools, destroy: () => pools.forEach((p) => p.destroy()) };
 }
 
@@ -164,7 +169,13 @@ export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-ga
         },
         async open() {
           const request_uid = `r${++requests}`;
-          const data = Buffer.from(JSON.stringify({ request_uid, remote_address: `10.1.${agent.index >> 8 & 255}.${agent.index & 255}:40000`, headers: {} }));
+          const data = Buffer.from(
+            JSON.stringify({
+              request_uid,
+              remote_address: `10.1.${(agent.index >> 8) & 255}.${agent.index & 255}:40000`,
+              headers: {},
+            }),
+          );
           const accepted = new Promise<boolean>((resolve) => waiting.set(request_uid, resolve));
           upstream.send(encodeAgentToServer({ customMessage: { capability, type: 'connect', data } }));
           if (!(await accepted)) {

@@ -46,10 +46,18 @@ describe('configuration', () => {
   });
 
   it('layers the YAML file, then SVC_ environment variables', () => {
-    const path = file('a.yaml', 'fleet:\n  heartbeat_interval: 1m30s\n  required_attributes: [env]\nlog:\n  level: debug\n');
+    const path = file(
+      'a.yaml',
+      'fleet:\n  heartbeat_interval: 1m30s\n  required_attributes: [env]\nlog:\n  level: debug\n',
+    );
     const c = loadConfig({
       file: path,
-      env: { SVC_LOG_LEVEL: 'warn', SVC_FLEET_REQUIRED_ATTRIBUTES: 'env, team', SVC_LISTENERS_OPAMP: '127.0.0.1:4400', HOME: '/root' },
+      env: {
+        SVC_LOG_LEVEL: 'warn',
+        SVC_FLEET_REQUIRED_ATTRIBUTES: 'env, team',
+        SVC_LISTENERS_OPAMP: '127.0.0.1:4400',
+        HOME: '/root',
+      },
     });
     expect(c.fleet.heartbeat_interval).to.equal(90_000);
     expect(c.fleet.required_attributes).to.deep.equal(['env', 'team']);
@@ -58,15 +66,25 @@ describe('configuration', () => {
   });
 
   it('reads role mappings from YAML and from the environment', () => {
-    const env = { SVC_AUTH_ROLE_MAPPING: '[{match: prefix, spiffe_id: "spiffe://example.org/ops/", role: admin}]' };
-    expect(loadConfig({ env }).auth.role_mapping).to.deep.equal([{ match: 'prefix', spiffe_id: 'spiffe://example.org/ops/', role: 'admin' }]);
+    const env = {
+      SVC_AUTH_ROLE_MAPPING: '[{match: prefix, spiffe_id: "spiffe://example.org/ops/", role: admin}]',
+    };
+    expect(loadConfig({ env }).auth.role_mapping).to.deep.equal([
+      { match: 'prefix', spiffe_id: 'spiffe://example.org/ops/', role: 'admin' },
+    ]);
   });
 
   it('rejects unknown keys and unknown SVC_ variables, naming them', () => {
     const problems = problemsOf(() =>
-      loadConfig({ file: file('b.yaml', 'fleet:\n  heartbeat: 30s\nlisteners:\n  admin: ":1"\n'), env: { SVC_FLEET_HEARTBEAT: '1s' } }),
+      loadConfig({
+        file: file('b.yaml', 'fleet:\n  heartbeat: 30s\nlisteners:\n  admin: ":1"\n'),
+        env: { SVC_FLEET_HEARTBEAT: '1s' },
+      }),
     );
-    expect(problems.join('\n')).to.include('fleet.heartbeat').and.include('listeners.admin').and.include('SVC_FLEET_HEARTBEAT');
+    expect(problems.join('\n'))
+      .to.include('fleet.heartbeat')
+      .and.include('listeners.admin')
+      .and.include('SVC_FLEET_HEARTBEAT');
   });
 
   it('lists every problem at once', () => {
@@ -81,21 +99,34 @@ describe('configuration', () => {
       }),
     );
     expect(problems.length).to.be.at.least(5);
-    expect(problems.join('\n')).to.include('log.level').and.include('fleet.heartbeat_interval').and.include('listeners.ui');
+    expect(problems.join('\n'))
+      .to.include('log.level')
+      .and.include('fleet.heartbeat_interval')
+      .and.include('listeners.ui');
   });
 
   it('requires a TLS certificate and key together, and both for a client CA', () => {
-    expect(problemsOf(() => loadConfig({ overrides: { ui_tls: { key_file: '/k' } } })).join()).to.include('ui_tls.cert_file and ui_tls.key_file');
-    expect(problemsOf(() => loadConfig({ overrides: { telemetry_tls: { client_ca_file: '/ca' } } })).join()).to.include('telemetry_tls.client_ca_file requires');
+    expect(problemsOf(() => loadConfig({ overrides: { ui_tls: { key_file: '/k' } } })).join()).to.include(
+      'ui_tls.cert_file and ui_tls.key_file',
+    );
+    expect(
+      problemsOf(() => loadConfig({ overrides: { telemetry_tls: { client_ca_file: '/ca' } } })).join(),
+    ).to.include('telemetry_tls.client_ca_file requires');
   });
 
   it('reports a file that is missing or not YAML', () => {
-    expect(problemsOf(() => loadConfig({ file: join(dir, 'nope.yaml') })).join()).to.include('cannot read config file');
-    expect(problemsOf(() => loadConfig({ file: file('bad.yaml', 'fleet: [\n') })).join()).to.include('not valid YAML');
+    expect(problemsOf(() => loadConfig({ file: join(dir, 'nope.yaml') })).join()).to.include(
+      'cannot read config file',
+    );
+    expect(problemsOf(() => loadConfig({ file: file('bad.yaml', 'fleet: [\n') })).join()).to.include(
+      'not valid YAML',
+    );
   });
 
   it('accepts byte sizes with units', () => {
-    expect(loadConfig({ overrides: { opamp: { max_message_bytes: '4MiB' } } }).opamp.max_message_bytes).to.equal(4 * 1024 * 1024);
+    expect(
+      loadConfig({ overrides: { opamp: { max_message_bytes: '4MiB' } } }).opamp.max_message_bytes,
+    ).to.equal(4 * 1024 * 1024);
   });
 });
 

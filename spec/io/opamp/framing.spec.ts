@@ -9,7 +9,10 @@ describe('WebSocket framing', () => {
   });
 
   it('strips the header from a framed message', () => {
-    expect(unframe(Uint8Array.of(0x00, 0x0a, 0x00))).to.deep.equal({ ok: true, payload: Uint8Array.of(0x0a, 0x00) });
+    expect(unframe(Uint8Array.of(0x00, 0x0a, 0x00))).to.deep.equal({
+      ok: true,
+      payload: Uint8Array.of(0x0a, 0x00),
+    });
   });
 
   it('accepts the smallest frame, a bare header, as an empty message', () => {
@@ -17,7 +20,10 @@ describe('WebSocket framing', () => {
   });
 
   it('accepts a legacy frame without a header as the whole message', () => {
-    expect(unframe(Uint8Array.of(0x0a, 0x00))).to.deep.equal({ ok: true, payload: Uint8Array.of(0x0a, 0x00) });
+    expect(unframe(Uint8Array.of(0x0a, 0x00))).to.deep.equal({
+      ok: true,
+      payload: Uint8Array.of(0x0a, 0x00),
+    });
   });
 
   it('rejects an empty frame', () => {
@@ -32,7 +38,9 @@ describe('instance_uid at the edge', () => {
   });
 
   it('keeps a 26-character ULID as the string the agent sent', () => {
-    expect(toInstanceUid(new TextEncoder().encode('01ARZ3NDEKTSV4RRFFQ69G5FAV'))).to.equal('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(toInstanceUid(new TextEncoder().encode('01ARZ3NDEKTSV4RRFFQ69G5FAV'))).to.equal(
+      '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+    );
   });
 
   for (const [title, bytes] of [

@@ -3,12 +3,17 @@ import { decodeAgentToServer, encodeAgentToServer } from '../../../src/io/opamp/
 import { answerGatewayConnect, isGatewayConnect } from '../../../src/io/opamp/gateway.ts';
 
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
-const answer = (data: Uint8Array) => JSON.parse(new TextDecoder().decode(answerGatewayConnect('com.vendor.opamp-gateway', data).data)) as unknown;
+const answer = (data: Uint8Array) =>
+  JSON.parse(
+    new TextDecoder().decode(answerGatewayConnect('com.vendor.opamp-gateway', data).data),
+  ) as unknown;
 
 describe('gateway connect handshake', () => {
   it('recognises the project capability and the Bindplane one, only with an empty instance_uid and type connect', () => {
     const msg = (capability: string, type = 'connect', instanceUid = new Uint8Array()) =>
-      decodeAgentToServer(encodeAgentToServer({ instanceUid, customMessage: { capability, type, data: json({}) } }));
+      decodeAgentToServer(
+        encodeAgentToServer({ instanceUid, customMessage: { capability, type, data: json({}) } }),
+      );
     expect(isGatewayConnect(msg('com.vendor.opamp-gateway'))).to.equal(true);
     expect(isGatewayConnect(msg('com.bindplane.opamp-gateway'))).to.equal(true);
     expect(isGatewayConnect(msg('com.example.other'))).to.equal(false);
@@ -17,7 +22,11 @@ describe('gateway connect handshake', () => {
   });
 
   it('accepts well-formed connect data with 200 and echoes the request_uid', () => {
-    const data = json({ request_uid: 'r-1', remote_address: '10.1.2.3:5555', headers: { 'User-Agent': ['otelcol'] } });
+    const data = json({
+      request_uid: 'r-1',
+      remote_address: '10.1.2.3:5555',
+      headers: { 'User-Agent': ['otelcol'] },
+    });
     expect(answer(data)).to.deep.equal({ request_uid: 'r-1', accept: true, http_status_code: 200 });
   });
 

@@ -23,20 +23,40 @@ describe('gateway connections', () => {
   it('answers the connect handshake, relays three agents, routes replies by instance_uid, and disconnects all on close', async () => {
     const gateway = await WsAgent.open(app.urls.opamp);
     const hello = await gateway.send(
-      connect('com.vendor.opamp-gateway', JSON.stringify({ request_uid: 'req-1', remote_address: '10.0.0.7:41000', headers: { 'User-Agent': ['otelcol'] } })),
+      connect(
+        'com.vendor.opamp-gateway',
+        JSON.stringify({
+          request_uid: 'req-1',
+          remote_address: '10.0.0.7:41000',
+          headers: { 'User-Agent': ['otelcol'] },
+        }),
+      ),
     );
-    expect(hello.customMessage).to.deep.include({ capability: 'com.vendor.opamp-gateway', type: 'connectResult' });
+    expect(hello.customMessage).to.deep.include({
+      capability: 'com.vendor.opamp-gateway',
+      type: 'connectResult',
+    });
     expect(result(hello)).to.deep.equal({ request_uid: 'req-1', accept: true, http_status_code: 200 });
 
     const uids = [newUid(), newUid(), newUid()];
-    for (const uid of uids) gateway.socket.send(Buffer.concat([Buffer.from([0]), agentMessage(uid, { agentDescription: description({ 'service.name': uid }) })]));
+    for (const uid of uids)
+      gateway.socket.send(
+        Buffer.concat([
+          Buffer.from([0]),
+          agentMessage(uid, { agentDescription: description({ 'service.name': uid }) }),
+        ]),
+      );
     const replies = [await gateway.next(), await gateway.next(), await gateway.next()];
-    expect(replies.map((r) => Buffer.from(r.instanceUid).toString('hex'))).to.deep.equal(uids.map((u) => u.replaceAll('-', '')));
+    expect(replies.map((r) => Buffer.from(r.instanceUid).toString('hex'))).to.deep.equal(
+      uids.map((u) => u.replaceAll('-', '')),
+    );
     for (const uid of uids) {
       expect(app.registry.get(uid as InstanceUid)?.session).to.include({ viaGateway: true, transport: 'ws' });
     }
 
-    const gone = Promise.all(uids.map((uid) => nextEvent(app.bus, 'AgentDisconnected', (e) => e.data.uid === uid)));
+    const gone = Promise.all(
+      uids.map((uid) => nextEvent(app.bus, 'AgentDisconnected', (e) => e.data.uid === uid)),
+    );
     await gateway.close();
     await gone;
     for (const uid of uids) expect(app.registry.get(uid as InstanceUid)?.connected).to.equal(false);
@@ -44,7 +64,9 @@ describe('gateway connections', () => {
 
   it('accepts the Bindplane capability name the same way', async () => {
     const gateway = await WsAgent.open(app.urls.opamp);
-    const reply = await gateway.send(connect('com.bindplane.opamp-gateway', '{"request_uid":"b-1","remote_address":"x","headers":{}}'));
+    const reply = await gateway.send(
+      connect('com.bindplane.opamp-gateway', '{"request_uid":"b-1","remote_address":"x","headers":{}}'),
+    );
     expect(reply.customMessage?.capability).to.equal('com.bindplane.opamp-gateway');
     expect(result(reply)).to.include({ accept: true, http_status_code: 200 });
     await gateway.close();

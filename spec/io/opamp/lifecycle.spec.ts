@@ -75,7 +75,10 @@ describe('agent lifecycle over loopback (virtual time)', () => {
       if (e.type === 'AgentDisconnected' || e.type === 'AgentConnected') flips.push(e.type);
     });
     for (let seq = 0; seq < 6; seq++) {
-      await postHttp(app.urls.opamp, agentMessage(uid, { sequenceNum: seq, agentDescription: description({ a: 'b' }) }));
+      await postHttp(
+        app.urls.opamp,
+        agentMessage(uid, { sequenceNum: seq, agentDescription: description({ a: 'b' }) }),
+      );
       clock.advance(1400);
     }
     sub.unsubscribe();

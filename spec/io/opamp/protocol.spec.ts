@@ -10,7 +10,8 @@ import { startApp } from '../../support/startApp.ts';
 
 const ulid = '01JD8X7Q9Z3K5M7N9P1R3T5V7W';
 const toHex = (bytes: unknown) => Buffer.from(bytes as Uint8Array).toString('hex');
-const uidHex = (uid: string) => (uid.length === 26 ? Buffer.from(uid).toString('hex') : uid.replaceAll('-', ''));
+const uidHex = (uid: string) =>
+  uid.length === 26 ? Buffer.from(uid).toString('hex') : uid.replaceAll('-', '');
 
 describe('OpAMP listener over loopback', () => {
   let app: App;
@@ -27,7 +28,9 @@ describe('OpAMP listener over loopback', () => {
       const raw: Buffer[] = [];
       agent.socket.on('message', (d: Buffer) => raw.push(d));
       const uid = newUid();
-      const first = await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'otelcol' }) }));
+      const first = await agent.send(
+        agentMessage(uid, { agentDescription: description({ 'service.name': 'otelcol' }) }),
+      );
       const second = await agent.send(agentMessage(uid, { sequenceNum: 1 }));
       expect(toHex(first.instanceUid)).to.equal(uidHex(uid));
       expect(first.capabilities).to.equal(String(0x1 | 0x4 | 0x10));
@@ -39,7 +42,9 @@ describe('OpAMP listener over loopback', () => {
     it('accepts legacy frames without the header', async () => {
       const agent = await WsAgent.open(app.urls.opamp);
       const uid = newUid();
-      const reply = await agent.send(agentMessage(uid, { agentDescription: description({ a: 'b' }) }), { legacy: true });
+      const reply = await agent.send(agentMessage(uid, { agentDescription: description({ a: 'b' }) }), {
+        legacy: true,
+      });
       expect(toHex(reply.instanceUid)).to.equal(uidHex(uid));
       expect(app.registry.get(uid as InstanceUid)?.description?.identifying).to.deep.equal({ a: 'b' });
       await agent.close();
@@ -66,7 +71,9 @@ describe('OpAMP listener over loopback', () => {
 
     it('registers a legacy ULID agent under its ULID and echoes the bytes unchanged', async () => {
       const agent = await WsAgent.open(app.urls.opamp);
-      const reply = await agent.send(agentMessage(ulid, { agentDescription: description({ 'service.name': 'old' }) }));
+      const reply = await agent.send(
+        agentMessage(ulid, { agentDescription: description({ 'service.name': 'old' }) }),
+      );
       expect(toHex(reply.instanceUid)).to.equal(uidHex(ulid));
       expect(app.registry.get(ulid as InstanceUid)).to.not.equal(undefined);
       await agent.close();
@@ -77,7 +84,9 @@ describe('OpAMP listener over loopback', () => {
       const uid = newUid();
       expect((await agent.send(agentMessage(uid))).flags).to.equal('1');
       expect((await agent.send(agentMessage(uid, { sequenceNum: 1 }))).flags).to.equal('1');
-      const described = await agent.send(agentMessage(uid, { sequenceNum: 2, agentDescription: description({ env: 'p' }) }));
+      const described = await agent.send(
+        agentMessage(uid, { sequenceNum: 2, agentDescription: description({ env: 'p' }) }),
+      );
       expect(described.flags).to.equal(undefined);
       expect((await agent.send(agentMessage(uid, { sequenceNum: 3 }))).flags).to.equal(undefined);
       await agent.close();
@@ -85,7 +94,9 @@ describe('OpAMP listener over loopback', () => {
 
     it('refuses upgrades on any other path with 501', async () => {
       const ws = new WebSocket(`${app.urls.opamp.replace('http', 'ws')}/v2/opamp`);
-      const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+      const status = await new Promise<number>((resolve) =>
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+      );
       expect(status).to.equal(501);
     });
   });
@@ -94,7 +105,10 @@ describe('OpAMP listener over loopback', () => {
     it('answers with exactly application/x-protobuf and server capabilities on every reply', async () => {
       const uid = newUid();
       for (const sequenceNum of [0, 1]) {
-        const r = await postHttp(app.urls.opamp, agentMessage(uid, { sequenceNum, agentDescription: description({ env: 'x' }) }));
+        const r = await postHttp(
+          app.urls.opamp,
+          agentMessage(uid, { sequenceNum, agentDescription: description({ env: 'x' }) }),
+        );
         expect(r.status).to.equal(200);
         expect(r.headers.get('content-type')).to.equal('application/x-protobuf');
         expect(r.message?.capabilities).to.equal('21');
@@ -105,7 +119,10 @@ describe('OpAMP listener over loopback', () => {
     it('accepts a gzip-encoded body and gzips the reply when Accept-Encoding allows', async () => {
       const uid = newUid();
       const body = gzipSync(agentMessage(uid, { agentDescription: description({ 'service.name': 'gz' }) }));
-      const res = await rawPost(app.urls.opamp, body, { 'Content-Encoding': 'gzip', 'Accept-Encoding': 'gzip' });
+      const res = await rawPost(app.urls.opamp, body, {
+        'Content-Encoding': 'gzip',
+        'Accept-Encoding': 'gzip',
+      });
       expect(res.status).to.equal(200);
       expect(res.headers['content-encoding']).to.equal('gzip');
       expect(app.registry.get(uid as InstanceUid)?.description?.identifying['service.name']).to.equal('gz');
@@ -115,7 +132,9 @@ describe('OpAMP listener over loopback', () => {
 
     it('answers 400 to an undecodable body and to a bad instance_uid, and keeps serving', async () => {
       expect((await postHttp(app.urls.opamp, Buffer.from([0xff, 0xff, 0xff]))).status).to.equal(400);
-      expect((await postHttp(app.urls.opamp, encodeAgentToServer({ instanceUid: Buffer.alloc(3) }))).status).to.equal(400);
+      expect(
+        (await postHttp(app.urls.opamp, encodeAgentToServer({ instanceUid: Buffer.alloc(3) }))).status,
+      ).to.equal(400);
       expect((await postHttp(app.urls.opamp, agentMessage(ulid))).status).to.equal(200);
       expect(app.registry.size).to.equal(1);
     });
@@ -138,12 +157,18 @@ describe('OpAMP listener over loopback', () => {
 });
 
 function rawPost(base: string, body: Uint8Array, headers: Record<string, string>) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
-    const req = request(`${base}/v1/opamp`, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>(
+    (resolve, reject) => {
+      const req = request(
+        `${base}/v1/opamp`,
+        { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf', ...headers } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
 }

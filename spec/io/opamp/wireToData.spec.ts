@@ -18,7 +18,10 @@ describe('decoded protobuf to event data', () => {
           { key: 'big', value: { intValue: Long.fromString('-9223372036854775808') } },
           { key: 'b', value: { boolValue: true } },
           { key: 'd', value: { doubleValue: 1.5 } },
-          { key: 'arr', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 1 }, { boolValue: false }] } } },
+          {
+            key: 'arr',
+            value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 1 }, { boolValue: false }] } },
+          },
           { key: 'map', value: { kvlistValue: { values: [{ key: 'k', value: { stringValue: 'v' } }] } } },
           { key: 'bytes', value: { bytesValue: Buffer.from('hi') } },
           { key: 'null', value: {} },
@@ -68,12 +71,25 @@ describe('decoded protobuf to event data', () => {
   it('turns package statuses into names, versions, hex hashes and states', () => {
     const msg = roundTrip({
       packageStatuses: {
-        packages: { otelcol: { name: 'otelcol', agentHasVersion: '0.110.0', agentHasHash: Buffer.from([0xab, 0x01]), status: 3, errorMessage: 'bad' } },
+        packages: {
+          otelcol: {
+            name: 'otelcol',
+            agentHasVersion: '0.110.0',
+            agentHasHash: Buffer.from([0xab, 0x01]),
+            status: 3,
+            errorMessage: 'bad',
+          },
+        },
         serverProvidedAllPackagesHash: Buffer.from([0xff]),
       },
     });
     const p = toPackageStatuses(msg.packageStatuses!);
     expect(p.serverProvidedAllPackagesHash).to.equal('ff');
-    expect(p.packages.otelcol).to.include({ agentHasVersion: '0.110.0', agentHasHash: 'ab01', status: 'install_failed', errorMessage: 'bad' });
+    expect(p.packages.otelcol).to.include({
+      agentHasVersion: '0.110.0',
+      agentHasHash: 'ab01',
+      status: 'install_failed',
+      errorMessage: 'bad',
+    });
   });
 });

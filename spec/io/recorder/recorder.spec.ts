@@ -52,13 +52,28 @@ describe('recorder', () => {
 
     const { reader, out } = await readBack(file);
     expect(reader.header.startedAt).to.equal(1000);
-    expect(out.map((r) => [r.kind, r.receivedAt, r.connectionId, r.transport, r.viaGateway, r.remoteAddr, r.tlsSubject])).to.deep.equal([
+    expect(
+      out.map((r) => [
+        r.kind,
+        r.receivedAt,
+        r.connectionId,
+        r.transport,
+        r.viaGateway,
+        r.remoteAddr,
+        r.tlsSubject,
+      ]),
+    ).to.deep.equal([
       ['message', 1001, ws.id, 'ws', false, '127.0.0.2:4000', null],
       ['message', 1002, ws.id, 'ws', true, '127.0.0.2:4000', null],
       ['message', 1003, http.id, 'http', false, '127.0.0.3:5000', 'CN=x'],
       ['connectionClosed', 1004, ws.id, 'ws', true, '127.0.0.2:4000', null],
     ]);
-    expect(out.map((r) => (r.kind === 'message' ? [...r.payload] : []))).to.deep.equal([[1, 2, 3], [4], [], []]);
+    expect(out.map((r) => (r.kind === 'message' ? [...r.payload] : []))).to.deep.equal([
+      [1, 2, 3],
+      [4],
+      [],
+      [],
+    ]);
   });
 
   it('copies the payload at once, so a transport reusing its buffer cannot change the recording', async () => {
@@ -76,7 +91,13 @@ describe('recorder', () => {
     const file = join(dir, 'c.opamprec');
     const { logger, lines } = capturingLogger();
     // Room for the preamble and a few records only; nothing is written before the caller yields.
-    const recorder = await createRecorder({ file, header: { startedAt: 0 }, logger, maxQueuedBytes: 400, dropLogIntervalMs: 60_000 });
+    const recorder = await createRecorder({
+      file,
+      header: { startedAt: 0 },
+      logger,
+      maxQueuedBytes: 400,
+      dropLogIntervalMs: 60_000,
+    });
     const c = createConnection('ws', '127.0.0.1:1', null);
     for (let i = 0; i < 50; i++) recorder.message(c, new Uint8Array(40), i);
     const { recorded, dropped } = recorder.stats();
@@ -91,7 +112,11 @@ describe('recorder', () => {
   });
 
   it('counts records that arrive after close as dropped', async () => {
-    const recorder = await createRecorder({ file: join(dir, 'd.opamprec'), header: { startedAt: 0 }, logger: silentLogger() });
+    const recorder = await createRecorder({
+      file: join(dir, 'd.opamprec'),
+      header: { startedAt: 0 },
+      logger: silentLogger(),
+    });
     await recorder.close();
     recorder.message(createConnection('ws', 'a', null), new Uint8Array(1), 1);
     expect(recorder.stats()).to.include({ recorded: 0, dropped: 1 });

@@ -51,7 +51,11 @@ const records: RecordingRecord[] = [
 
 /** A stream that hands out the bytes in small pieces, so records straddle chunk boundaries. */
 const chunked = (bytes: Buffer, size = 5): Readable =>
-  Readable.from(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)));
+  Readable.from(
+    Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) =>
+      bytes.subarray(i * size, (i + 1) * size),
+    ),
+  );
 
 async function readAll(bytes: Buffer) {
   const reader = await openRecording(chunked(bytes));
@@ -132,7 +136,9 @@ describe('recording format', () => {
   it('skips records of unknown kinds and counts them', async () => {
     const unknown = encodeRecord(records[0]!);
     unknown.writeUInt8(99, 4); // the kind byte follows the length prefix
-    const { reader, out } = await readAll(Buffer.concat([encodePreamble(header), unknown, encodeRecord(records[1]!)]));
+    const { reader, out } = await readAll(
+      Buffer.concat([encodePreamble(header), unknown, encodeRecord(records[1]!)]),
+    );
     expect(out).to.have.length(1);
     expect(reader.summary.unknownKinds.get(99)).to.equal(1);
   });

@@ -13,7 +13,9 @@ describe('change tracker', () => {
     expect(marksDirty(evicted(a, 1, 0))).to.equal(a);
     expect(marksDirty(described(a, 1, {}))).to.equal(a);
     expect(marksDirty(checkedIn(a, 1))).to.equal(undefined);
-    expect(marksDirty({ type: 'AgentFullStateRequested', at: 1, data: { uid: a, reason: 'no_description' } })).to.equal(undefined);
+    expect(
+      marksDirty({ type: 'AgentFullStateRequested', at: 1, data: { uid: a, reason: 'no_description' } }),
+    ).to.equal(undefined);
   });
 
   it('emits each 5-second window once, with distinct uids, and skips empty windows', () => {

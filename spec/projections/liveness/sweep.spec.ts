@@ -26,7 +26,13 @@ describe('liveness sweep', () => {
     bus.events$.subscribe((e) => {
       if (e.type === 'AgentDisconnected' || e.type === 'AgentEvicted') seen.push(e);
     });
-    const sweeper = createLivenessSweeper({ bus, registry, thresholds: t, scheduler: clock.scheduler, onError: () => {} });
+    const sweeper = createLivenessSweeper({
+      bus,
+      registry,
+      thresholds: t,
+      scheduler: clock.scheduler,
+      onError: () => {},
+    });
     const message = (n: number, s = session()) => {
       if (!registry.get(uid(n))?.connected) bus.publish(connected(uid(n), clock.now(), s));
       bus.publish(checkedIn(uid(n), clock.now(), 0n, s));
@@ -42,8 +48,13 @@ describe('liveness sweep', () => {
 
   it('evicts strictly after 90 s, disconnecting first if still connected', () => {
     expect(kinds(sweep([stateAt(0)], 90_000, t))).to.deep.equal([`AgentDisconnected:${uid(1)}`]);
-    expect(kinds(sweep([stateAt(0)], 90_001, t))).to.deep.equal([`AgentDisconnected:${uid(1)}`, `AgentEvicted:${uid(1)}`]);
-    expect(kinds(sweep([{ ...stateAt(0), connected: false }], 90_001, t))).to.deep.equal([`AgentEvicted:${uid(1)}`]);
+    expect(kinds(sweep([stateAt(0)], 90_001, t))).to.deep.equal([
+      `AgentDisconnected:${uid(1)}`,
+      `AgentEvicted:${uid(1)}`,
+    ]);
+    expect(kinds(sweep([{ ...stateAt(0), connected: false }], 90_001, t))).to.deep.equal([
+      `AgentEvicted:${uid(1)}`,
+    ]);
   });
 
   it('observes a disconnect within one second of it being due, and never moves last_seen', () => {

@@ -48,7 +48,11 @@ describe('attribute columns', () => {
     bus.publish(connected(uid(1), 1));
     bus.publish(described(uid(1), 1, { env: 'prod' }));
     const before = registry.attributeColumn('env');
-    bus.publish({ type: 'AgentCheckedIn', at: 2, data: { uid: uid(1), session: registry.get(uid(1))!.session, sequenceNum: 1n, capabilities: 1n } });
+    bus.publish({
+      type: 'AgentCheckedIn',
+      at: 2,
+      data: { uid: uid(1), session: registry.get(uid(1))!.session, sequenceNum: 1n, capabilities: 1n },
+    });
     expect(registry.attributeColumn('env')).to.equal(before);
   });
 });

@@ -2,15 +2,31 @@ import { expect } from 'chai';
 import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
 import type { AgentState } from '../../../src/projections/registry/agentState.ts';
 import { evolveAgent } from '../../../src/projections/registry/evolveAgent.ts';
-import { checkedIn, connected, described, disconnected, evicted, session, uid } from '../../support/events.ts';
+import {
+  checkedIn,
+  connected,
+  described,
+  disconnected,
+  evicted,
+  session,
+  uid,
+} from '../../support/events.ts';
 
-const fold = (events: AgentEvent[], start?: AgentState) => events.reduce<AgentState | undefined>(evolveAgent, start);
+const fold = (events: AgentEvent[], start?: AgentState) =>
+  events.reduce<AgentState | undefined>(evolveAgent, start);
 const a = uid(1);
 
 describe('evolveAgent', () => {
   it('registers an unknown agent on connect with first_seen and last_seen at the event time', () => {
     const agent = fold([connected(a, 1000)]);
-    expect(agent).to.include({ uid: a, firstSeen: 1000, lastSeen: 1000, connected: true, description: null, health: null });
+    expect(agent).to.include({
+      uid: a,
+      firstSeen: 1000,
+      lastSeen: 1000,
+      connected: true,
+      description: null,
+      health: null,
+    });
     expect(agent?.missingAttributes).to.deep.equal([]);
     expect(agent?.reservedAttributeConflicts).to.deep.equal([]);
   });
@@ -29,7 +45,14 @@ describe('evolveAgent', () => {
         at: 2,
         data: {
           uid: a,
-          health: { healthy: false, startTimeNanos: 5n, lastError: 'x', status: 's', statusTimeNanos: 6n, components: {} },
+          health: {
+            healthy: false,
+            startTimeNanos: 5n,
+            lastError: 'x',
+            status: 's',
+            statusTimeNanos: 6n,
+            components: {},
+          },
         },
       },
     ]);
@@ -57,7 +80,13 @@ describe('evolveAgent', () => {
 
   it('returns the same reference when nothing changes', () => {
     const agent = fold([connected(a, 1)])!;
-    expect(evolveAgent(agent, { type: 'AgentFullStateRequested', at: 2, data: { uid: a, reason: 'no_description' } })).to.equal(agent);
+    expect(
+      evolveAgent(agent, {
+        type: 'AgentFullStateRequested',
+        at: 2,
+        data: { uid: a, reason: 'no_description' },
+      }),
+    ).to.equal(agent);
     const off = evolveAgent(agent, disconnected(a, 3))!;
     expect(evolveAgent(off, disconnected(a, 4))).to.equal(off);
   });

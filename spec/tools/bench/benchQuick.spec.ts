@@ -10,8 +10,13 @@ describe('npm run bench -- --quick', function () {
   this.timeout(300_000);
 
   it('runs every scenario end to end against real servers and prints a report', async () => {
-    const { stdout } = await run('npm', ['run', '--silent', 'bench', '--', '--quick'], { cwd: repo, maxBuffer: 1 << 24, timeout: 280_000 });
-    for (const name of ['connected-fleet', 'throughput', 'connect-storm', 'queries', 'replay']) expect(stdout).to.include(`\`${name}\``);
+    const { stdout } = await run('npm', ['run', '--silent', 'bench', '--', '--quick'], {
+      cwd: repo,
+      maxBuffer: 1 << 24,
+      timeout: 280_000,
+    });
+    for (const name of ['connected-fleet', 'throughput', 'connect-storm', 'queries', 'replay'])
+      expect(stdout).to.include(`\`${name}\``);
     expect(stdout).to.match(/Node v\d+/);
     expect(stdout).not.to.include('Failed:');
   });

@@ -26,12 +26,23 @@ async function script(app: App): Promise<void> {
     agentMessage(a, {
       sequenceNum: 0,
       capabilities: 0x1 | 0x800 | 0x4,
-      agentDescription: description({ 'service.name': 'checkout', 'service.version': '1.2.3' }, { 'host.name': 'h1', healthy: 'x' }),
+      agentDescription: description(
+        { 'service.name': 'checkout', 'service.version': '1.2.3' },
+        { 'host.name': 'h1', healthy: 'x' },
+      ),
       health: { healthy: true, status: 'StatusOK', startTimeUnixNano: 1 },
-      effectiveConfig: { configMap: { configMap: { '': { body: Buffer.from('receivers: {}'), contentType: 'text/yaml' } } } },
+      effectiveConfig: {
+        configMap: { configMap: { '': { body: Buffer.from('receivers: {}'), contentType: 'text/yaml' } } },
+      },
     }),
   );
-  await wsA.send(agentMessage(a, { sequenceNum: 1, capabilities: 0x1 | 0x800 | 0x4, health: { healthy: false, lastError: 'exporter down' } }));
+  await wsA.send(
+    agentMessage(a, {
+      sequenceNum: 1,
+      capabilities: 0x1 | 0x800 | 0x4,
+      health: { healthy: false, lastError: 'exporter down' },
+    }),
+  );
   await wsA.send(agentMessage(a, { sequenceNum: 5, capabilities: 0x1 | 0x800 | 0x4 })); // a gap: full state requested
   await postHttp(url, agentMessage(b, { agentDescription: description({ 'service.name': 'billing' }) }));
   await postHttp(url, agentMessage(b, { sequenceNum: 1, agentDisconnect: {} }));
@@ -42,7 +53,11 @@ async function script(app: App): Promise<void> {
   const connect = { request_uid: 'r1', remote_address: '10.0.0.9:1234', headers: {} };
   await gateway.send(
     encodeAgentToServer({
-      customMessage: { capability: 'com.vendor.opamp-gateway', type: 'connect', data: Buffer.from(JSON.stringify(connect)) },
+      customMessage: {
+        capability: 'com.vendor.opamp-gateway',
+        type: 'connect',
+        data: Buffer.from(JSON.stringify(connect)),
+      },
     }),
   );
   await gateway.send(agentMessage(relayed, { agentDescription: description({ 'service.name': 'edge' }) }));
@@ -65,7 +80,9 @@ describe('replay of a recorded session', () => {
 
   it('rebuilds the registry the live service had', async () => {
     const file = join(dir, 'session.opamprec');
-    const app = await startApp({ config: { debug: { record_file: file }, fleet: { required_attributes: ['service.version'] } } });
+    const app = await startApp({
+      config: { debug: { record_file: file }, fleet: { required_attributes: ['service.version'] } },
+    });
     let live: unknown[];
     try {
       await script(app);
@@ -97,6 +114,12 @@ describe('replay of a recorded session', () => {
     const first = await run();
     expect(await run()).to.deep.equal(first);
     const kinds = first.timelines.flatMap(([, t]) => t.entries.map((e) => e.event));
-    expect(kinds).to.include.members(['connected', 'report', 'health_changed', 'full_state_requested', 'disconnected']);
+    expect(kinds).to.include.members([
+      'connected',
+      'report',
+      'health_changed',
+      'full_state_requested',
+      'disconnected',
+    ]);
   });
 });

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
-import { encodePreamble, encodeRecord, type RecordingRecord } from '../../../src/io/recorder/recordingFormat.ts';
+import {
+  encodePreamble,
+  encodeRecord,
+  type RecordingRecord,
+} from '../../../src/io/recorder/recordingFormat.ts';
 import { openRecording } from '../../../src/io/recorder/recordingReader.ts';
 import { replayOffline } from '../../../tools/replay/replayOffline.ts';
 import { agentMessage, description } from '../../support/agentClient.ts';
@@ -31,7 +35,9 @@ describe('offline replay in virtual time', () => {
     message(0, 1, agentMessage(uid, { agentDescription: description({ 'service.name': 'a' }) })),
     message(100, 2, agentMessage(other, { agentDescription: description({ 'service.name': 'b' }) })),
     // `other` keeps reporting; `uid` goes silent after its first message.
-    ...Array.from({ length: 8 }, (_, i) => message(1000 * (i + 1), 2, agentMessage(other, { sequenceNum: i + 1 }))),
+    ...Array.from({ length: 8 }, (_, i) =>
+      message(1000 * (i + 1), 2, agentMessage(other, { sequenceNum: i + 1 })),
+    ),
   ];
 
   it('disconnects and evicts a silent agent when the sweep would have, between records', async () => {
@@ -42,7 +48,10 @@ describe('offline replay in virtual time', () => {
     const evicted = entries.find((e) => e.event === 'evicted');
     // Thresholds: disconnect after more than 1.5 s of silence, evict after more than 3 s; the sweep
     // runs every 150 ms from the recording start, so the first sweeps past them are at 1650 and 3150.
-    expect(disconnected).to.deep.include({ reason: 'heartbeat_missed', at: new Date(t0 + 1650).toISOString() });
+    expect(disconnected).to.deep.include({
+      reason: 'heartbeat_missed',
+      at: new Date(t0 + 1650).toISOString(),
+    });
     expect(evicted?.at).to.equal(new Date(t0 + 3150).toISOString());
     expect(result.registry.get(other as never)?.connected).to.equal(true);
   });

@@ -34,8 +34,17 @@ describe('sending a recording to a live server', () => {
     let expected: ReturnType<typeof reported>;
     try {
       const fleet = createFleet({
-        url: source.urls.opamp, agents: 8, transport: 'mix', gateways: 0, heartbeatMs: 100, flapRate: 0.3,
-        configBytes: 300, attributes: 6, churnPerSecond: 0, rampPerSecond: 0, localAddresses: [],
+        url: source.urls.opamp,
+        agents: 8,
+        transport: 'mix',
+        gateways: 0,
+        heartbeatMs: 100,
+        flapRate: 0.3,
+        configBytes: 300,
+        attributes: 6,
+        churnPerSecond: 0,
+        rampPerSecond: 0,
+        localAddresses: [],
       });
       await fleet.start();
       while (fleet.snapshot().replies < 40) await new Promise((r) => setTimeout(r, 20));
@@ -47,7 +56,11 @@ describe('sending a recording to a live server', () => {
 
     const target = await startApp();
     try {
-      const result = await sendLive(await openRecording(file), { url: target.urls.opamp, speed: Infinity, transport: 'recorded' });
+      const result = await sendLive(await openRecording(file), {
+        url: target.urls.opamp,
+        speed: Infinity,
+        transport: 'recorded',
+      });
       expect(result.errors).to.equal(0);
       expect(result.answered).to.equal(result.sent);
       expect(reported(target)).to.deep.equal(expected);

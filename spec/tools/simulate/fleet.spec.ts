@@ -34,13 +34,20 @@ describe('fleet simulator against the service', () => {
     const fleet = createFleet({ ...base, url: app.urls.opamp });
     try {
       await fleet.start();
-      await until(() => fleet.snapshot().connected === 12 && app.registry.size === 12, 'all agents registered');
+      await until(
+        () => fleet.snapshot().connected === 12 && app.registry.size === 12,
+        'all agents registered',
+      );
       const agents = [...app.registry.values()];
       expect(new Set(agents.map((a) => a.session.transport))).to.deep.equal(new Set(['ws', 'http']));
       for (const a of agents) {
-        expect(Object.keys(a.description?.identifying ?? {})).to.include.members(['service.name', 'service.version']);
+        expect(Object.keys(a.description?.identifying ?? {})).to.include.members([
+          'service.name',
+          'service.version',
+        ]);
         expect(Object.keys(a.description?.nonIdentifying ?? {})).to.include.members(['host.name', 'os.type']);
-        const attributes = Object.keys(a.description!.identifying).length + Object.keys(a.description!.nonIdentifying).length;
+        const attributes =
+          Object.keys(a.description!.identifying).length + Object.keys(a.description!.nonIdentifying).length;
         expect(attributes).to.equal(10);
         expect(a.effectiveConfig?.['collector.yaml']?.body).to.have.length(2048);
       }
@@ -86,12 +93,16 @@ describe('fleet simulator against the service', () => {
     const fleet = createFleet({ ...base, url: app.urls.opamp, transport: 'ws', churnPerSecond: 40 });
     const disconnects = { agent_disconnect: 0, connection_closed: 0 };
     const sub = app.bus.events$.subscribe((e) => {
-      if (e.type === 'AgentDisconnected' && e.data.reason !== 'heartbeat_missed') disconnects[e.data.reason]++;
+      if (e.type === 'AgentDisconnected' && e.data.reason !== 'heartbeat_missed')
+        disconnects[e.data.reason]++;
     });
     try {
       await fleet.start();
       await until(() => app.registry.size > 12, 'new agents replaced old ones');
-      await until(() => disconnects.agent_disconnect > 0 && disconnects.connection_closed > 0, 'both kinds of disconnect');
+      await until(
+        () => disconnects.agent_disconnect > 0 && disconnects.connection_closed > 0,
+        'both kinds of disconnect',
+      );
     } finally {
       sub.unsubscribe();
       await fleet.stop();

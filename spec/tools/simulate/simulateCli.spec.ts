@@ -4,9 +4,30 @@ import { parseSimulateArgs, UsageError } from '../../../tools/simulate/simulateC
 describe('simulate command line', () => {
   it('reads every option into fleet settings', () => {
     const { fleet, durationMs, json } = parseSimulateArgs([
-      '--url', 'http://127.0.0.1:4999', '--agents', '250', '--transport', 'mix', '--gateway', '--heartbeat', '15s',
-      '--flap-rate', '0.05', '--config-size', '2KiB', '--attributes', '12', '--churn', '1.5', '--ramp', '0',
-      '--duration', '1m', '--sources', '3', '--json',
+      '--url',
+      'http://127.0.0.1:4999',
+      '--agents',
+      '250',
+      '--transport',
+      'mix',
+      '--gateway',
+      '--heartbeat',
+      '15s',
+      '--flap-rate',
+      '0.05',
+      '--config-size',
+      '2KiB',
+      '--attributes',
+      '12',
+      '--churn',
+      '1.5',
+      '--ramp',
+      '0',
+      '--duration',
+      '1m',
+      '--sources',
+      '3',
+      '--json',
     ]);
     expect(fleet).to.deep.equal({
       url: 'http://127.0.0.1:4999',

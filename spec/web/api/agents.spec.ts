@@ -42,7 +42,10 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
     await collector.send(
       agentMessage(uids.collector, {
         capabilities: '9223372036854777857', // bit 63 + ReportsHealth + ReportsStatus
-        agentDescription: description({ 'service.name': 'collector', env: 'prod' }, { 'host.name': 'node-a' }),
+        agentDescription: description(
+          { 'service.name': 'collector', env: 'prod' },
+          { 'host.name': 'node-a' },
+        ),
         health: { healthy: true, startTimeUnixNano: '1714557600123456789', status: 'ok' },
       }),
     );
@@ -55,7 +58,11 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
           lastError: 'exporter failing',
           componentHealthMap: { exporter: { healthy: false, lastError: 'timeout' } },
         },
-        effectiveConfig: { configMap: { configMap: { 'edge.yaml': { body: Buffer.from('receivers: {}'), contentType: 'text/yaml' } } } },
+        effectiveConfig: {
+          configMap: {
+            configMap: { 'edge.yaml': { body: Buffer.from('receivers: {}'), contentType: 'text/yaml' } },
+          },
+        },
       }),
     );
     expect(edge.status).to.equal(200);
@@ -99,7 +106,10 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
     expect(await names('?healthy=true')).to.deep.equal(['collector']);
     expect(await names('?healthy=false')).to.deep.equal(['edge']);
     expect(await names('?via_gateway=true')).to.deep.equal([]);
-    expect(await names('?connected=true&match=env=~prod|staging&sort=name&order=desc')).to.deep.equal(['collector', 'edge']);
+    expect(await names('?connected=true&match=env=~prod|staging&sort=name&order=desc')).to.deep.equal([
+      'collector',
+      'edge',
+    ]);
   });
 
   it('shows disconnected agents as connected=false', async () => {
@@ -107,7 +117,8 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
     const uid = newUid();
     await other.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'gone' }) }));
     await other.close();
-    for (let i = 0; i < 100 && app.registry.get(uid as InstanceUid)?.connected !== false; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && app.registry.get(uid as InstanceUid)?.connected !== false; i++)
+      await new Promise((r) => setTimeout(r, 10));
     const body = await list('?connected=false');
     expect(body.agents.map((a) => a.instance_uid)).to.deep.equal([uid]);
   });
@@ -125,7 +136,10 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
     ['?match=env=~(a', /invalid regex/],
     ['?match=env="prod', /unterminated/],
     ['?attr_key=env', /attr_key and attr_value/],
-    [`?${Array.from({ length: 33 }, (_, i) => `match=k${i}=v`).join('&')}`, /too many matchers: 33 given, at most 32/],
+    [
+      `?${Array.from({ length: 33 }, (_, i) => `match=k${i}=v`).join('&')}`,
+      /too many matchers: 33 given, at most 32/,
+    ],
     [`?match=k=~${'a'.repeat(1025)}`, /longer than 1024 bytes/],
   ];
   for (const [query, message] of badLists) {
@@ -153,7 +167,9 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
   });
 
   it('keeps nanosecond health times and reports unset ones as null', async () => {
-    const d = (await api(`/api/agents/${uids.collector}`)).json as Summary & { health_status_time: string | null };
+    const d = (await api(`/api/agents/${uids.collector}`)).json as Summary & {
+      health_status_time: string | null;
+    };
     expect(d.health_start_time).to.equal('2024-05-01T10:00:00.123456789Z');
     expect(d.health_status_time).to.equal(null);
     const q = (await api(`/api/agents/${uids.quiet}`)).json as Summary & { health: unknown };
@@ -181,7 +197,11 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
     const uid = newUid();
     await postHttp(app.urls.opamp, agentMessage(uid));
     expect((await api(`/api/agents/${uid}`)).status).to.equal(200);
-    app.bus.publish({ type: 'AgentEvicted', at: Date.now(), data: { uid: uid as InstanceUid, lastSeen: Date.now() } });
+    app.bus.publish({
+      type: 'AgentEvicted',
+      at: Date.now(),
+      data: { uid: uid as InstanceUid, lastSeen: Date.now() },
+    });
     expect((await api(`/api/agents/${uid}`)).status).to.equal(404);
   });
 });

@@ -17,8 +17,15 @@ export async function request(url: string, init: RequestInit = {}): Promise<ApiR
   } catch {
     json = undefined;
   }
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', headers: res.headers, text, json };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+    headers: res.headers,
+    text,
+    json,
+  };
 }
 
 /** The `error` message of a JSON error body (undefined when the body is not one). */
-export const errorOf = (r: ApiResponse): string | undefined => (r.json as { error?: string } | undefined)?.error;
+export const errorOf = (r: ApiResponse): string | undefined =>
+  (r.json as { error?: string } | undefined)?.error;

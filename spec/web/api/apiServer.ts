@@ -6,7 +6,10 @@ import Koa from 'koa';
 import { createEventBus, type EventBus } from '../../../src/events/bus.ts';
 import { baseUrl, closeServer, createPlainServer, listen } from '../../../src/io/listen.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
-import { createRegistryProjection, type RegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
+import {
+  createRegistryProjection,
+  type RegistryProjection,
+} from '../../../src/projections/registry/registryProjection.ts';
 import { createApiMiddleware, type ApiDeps } from '../../../src/web/api/apiRouter.ts';
 import { createFleetReader } from '../../../src/web/read/fleetReader.ts';
 
@@ -33,7 +36,10 @@ export async function startApiServer(extra: Partial<ApiDeps> = {}): Promise<ApiS
     }),
   );
   const handle = app.callback();
-  const server: Server = await listen(createPlainServer((req, res) => void handle(req, res)), '127.0.0.1:0');
+  const server: Server = await listen(
+    createPlainServer((req, res) => void handle(req, res)),
+    '127.0.0.1:0',
+  );
   return {
     url: baseUrl(server),
     bus,

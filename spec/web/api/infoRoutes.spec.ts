@@ -13,11 +13,17 @@ describe('GET /api/status and /api/attributes over a running service', () => {
 
   before(async () => {
     // A long heartbeat keeps the liveness sweep from evicting anyone while the clock moves.
-    app = await startApp({ config: { fleet: { heartbeat_interval: '1h' } }, deps: { scheduler: clock.scheduler } });
+    app = await startApp({
+      config: { fleet: { heartbeat_interval: '1h' } },
+      deps: { scheduler: clock.scheduler },
+    });
     ws = await WsAgent.open(app.urls.opamp);
     await ws.send(
       agentMessage(newUid(), {
-        agentDescription: description({ 'service.name': 'collector', Env: 'Prod-EU' }, { 'host.name': 'node-a' }),
+        agentDescription: description(
+          { 'service.name': 'collector', Env: 'Prod-EU' },
+          { 'host.name': 'node-a' },
+        ),
         health: { healthy: true },
       }),
     );
@@ -41,11 +47,28 @@ describe('GET /api/status and /api/attributes over a running service', () => {
     expect(r.status).to.equal(200);
     expect(r.contentType).to.match(/^application\/json/);
     const body = r.json as Record<string, unknown>;
-    expect(Object.keys(body).sort()).to.deep.equal(['commit', 'fleet', 'go_version', 'started_at', 'uptime_seconds', 'version']);
-    expect(body).to.include({ started_at: '2026-03-01T12:00:00.000Z', uptime_seconds: 125, go_version: process.version });
+    expect(Object.keys(body).sort()).to.deep.equal([
+      'commit',
+      'fleet',
+      'go_version',
+      'started_at',
+      'uptime_seconds',
+      'version',
+    ]);
+    expect(body).to.include({
+      started_at: '2026-03-01T12:00:00.000Z',
+      uptime_seconds: 125,
+      go_version: process.version,
+    });
     expect(body.version).to.match(/^\d+\.\d+\.\d+/);
     expect(body.commit).to.be.a('string').and.not.equal('');
-    expect(body.fleet).to.deep.include({ total: 3, healthy: 1, unhealthy: 1, health_unknown: 1, awaiting_full_state: 1 });
+    expect(body.fleet).to.deep.include({
+      total: 3,
+      healthy: 1,
+      unhealthy: 1,
+      health_unknown: 1,
+      awaiting_full_state: 1,
+    });
   });
 
   it('lists distinct attribute keys of both maps, sorted', async () => {
@@ -55,7 +78,9 @@ describe('GET /api/status and /api/attributes over a running service', () => {
   });
 
   it('filters attribute keys by a case-insensitive substring', async () => {
-    expect((await api('/api/attributes?prefix=NAME')).json).to.deep.equal({ keys: ['host.name', 'service.name'] });
+    expect((await api('/api/attributes?prefix=NAME')).json).to.deep.equal({
+      keys: ['host.name', 'service.name'],
+    });
     expect((await api('/api/attributes?prefix=env')).json).to.deep.equal({ keys: ['Env'] });
   });
 
@@ -64,12 +89,19 @@ describe('GET /api/status and /api/attributes over a running service', () => {
       key: 'service.name',
       values: ['collector', 'edge'],
     });
-    expect((await api('/api/attributes/values?key=Env&prefix=eu')).json).to.deep.equal({ key: 'Env', values: ['Prod-EU'] });
+    expect((await api('/api/attributes/values?key=Env&prefix=eu')).json).to.deep.equal({
+      key: 'Env',
+      values: ['Prod-EU'],
+    });
     expect((await api('/api/attributes/values?key=nope')).json).to.deep.equal({ key: 'nope', values: [] });
   });
 
   it('answers 400 with a JSON error when key is missing or empty', async () => {
-    for (const path of ['/api/attributes/values', '/api/attributes/values?key=', '/api/attributes/values?prefix=a']) {
+    for (const path of [
+      '/api/attributes/values',
+      '/api/attributes/values?key=',
+      '/api/attributes/values?prefix=a',
+    ]) {
       const r = await api(path);
       expect(r.status, path).to.equal(400);
       expect(r.contentType).to.match(/^application\/json/);

@@ -9,7 +9,11 @@ import { startApiServer, type ApiServer } from './apiServer.ts';
 const validJob = { filter: 'match=env=prod', action: 'restart', submitted_by: 'ops@example.com' };
 
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-  request(`${url}/api/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+  request(`${url}/api/jobs`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body,
+  });
 
 /** A JobStore collaborator kept in memory; `failing` makes create reject like a backend error. */
 class MemoryJobStore implements JobStore {
@@ -65,7 +69,10 @@ describe('POST /api/jobs', () => {
     });
 
     it('creates a planned job and answers 201 with it', async () => {
-      const r = await post(server.url, JSON.stringify({ ...validJob, action_config: { reconnect_timeout: '30s' } }));
+      const r = await post(
+        server.url,
+        JSON.stringify({ ...validJob, action_config: { reconnect_timeout: '30s' } }),
+      );
       expect(r.status).to.equal(201);
       expect(r.contentType).to.match(/^application\/json/);
       expect(r.json).to.deep.include({
@@ -93,11 +100,31 @@ describe('POST /api/jobs', () => {
       ['an empty filter', JSON.stringify({ ...validJob, filter: '  ' }), /filter must not be empty/],
       ['a missing action', JSON.stringify({ filter: 'x', submitted_by: 'a' }), /action is required/],
       ['an empty action', JSON.stringify({ ...validJob, action: '' }), /action must not be empty/],
-      ['a missing submitted_by', JSON.stringify({ filter: 'x', action: 'restart' }), /submitted_by is required/],
-      ['a numeric submitted_by', JSON.stringify({ ...validJob, submitted_by: 7 }), /submitted_by must be a string/],
-      ['an array action_config', JSON.stringify({ ...validJob, action_config: [] }), /action_config must be a JSON object/],
-      ['a string action_config', JSON.stringify({ ...validJob, action_config: 'x' }), /action_config must be a JSON object/],
-      ['a null action_config', JSON.stringify({ ...validJob, action_config: null }), /action_config must be a JSON object/],
+      [
+        'a missing submitted_by',
+        JSON.stringify({ filter: 'x', action: 'restart' }),
+        /submitted_by is required/,
+      ],
+      [
+        'a numeric submitted_by',
+        JSON.stringify({ ...validJob, submitted_by: 7 }),
+        /submitted_by must be a string/,
+      ],
+      [
+        'an array action_config',
+        JSON.stringify({ ...validJob, action_config: [] }),
+        /action_config must be a JSON object/,
+      ],
+      [
+        'a string action_config',
+        JSON.stringify({ ...validJob, action_config: 'x' }),
+        /action_config must be a JSON object/,
+      ],
+      [
+        'a null action_config',
+        JSON.stringify({ ...validJob, action_config: null }),
+        /action_config must be a JSON object/,
+      ],
     ];
     for (const [title, body, message] of invalid) {
       it(`answers 400 JSON for ${title}`, async () => {

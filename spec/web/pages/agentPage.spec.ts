@@ -21,10 +21,18 @@ describe('agent detail page and fragment (GET /agents/{id}, GET /partials/agents
           healthy: false,
           status: 'StatusRecoverableError',
           lastError: 'exporter down',
-          componentHealthMap: { 'pipeline:traces': { healthy: false, status: 'StatusRecoverableError', lastError: 'queue full' } },
+          componentHealthMap: {
+            'pipeline:traces': { healthy: false, status: 'StatusRecoverableError', lastError: 'queue full' },
+          },
         },
-        effectiveConfig: { configMap: { configMap: { 'collector.yaml': { body: Buffer.from(yaml), contentType: 'text/yaml' } } } },
-        packageStatuses: { packages: { 'otelcol-contrib': { name: 'otelcol-contrib', agentHasVersion: '0.98.0', status: 0 } } },
+        effectiveConfig: {
+          configMap: {
+            configMap: { 'collector.yaml': { body: Buffer.from(yaml), contentType: 'text/yaml' } },
+          },
+        },
+        packageStatuses: {
+          packages: { 'otelcol-contrib': { name: 'otelcol-contrib', agentHasVersion: '0.98.0', status: 0 } },
+        },
       },
     });
   });
@@ -38,7 +46,8 @@ describe('agent detail page and fragment (GET /agents/{id}, GET /partials/agents
     const res = await get(`${app.urls.ui}/agents/${agent.uid}`);
     expect(res.status).to.equal(200);
     const html = res.body;
-    for (const text of ['checkout', agent.uid, 'node-7', '2.1.0', 'Connection', 'ws', 'direct', '127.0.0.1:']) expect(html).to.include(text);
+    for (const text of ['checkout', agent.uid, 'node-7', '2.1.0', 'Connection', 'ws', 'direct', '127.0.0.1:'])
+      expect(html).to.include(text);
     expect(html).to.include('exporter down');
     expect(html).to.include('pipeline:traces');
     expect(html).to.include('queue full');
@@ -63,7 +72,9 @@ describe('agent detail page and fragment (GET /agents/{id}, GET /partials/agents
     const res = await get(`${app.urls.ui}/partials/agents/${agent.uid.toUpperCase()}`);
     expect(res.status).to.equal(200);
     expect(res.body).to.match(/^<section id="agent-detail">/);
-    expect(res.body).to.include(`hx-get="/partials/agents/${agent.uid}" hx-target="#agent-detail" hx-swap="outerHTML"`);
+    expect(res.body).to.include(
+      `hx-get="/partials/agents/${agent.uid}" hx-target="#agent-detail" hx-swap="outerHTML"`,
+    );
     expect(res.body).not.to.include('hx-trigger');
     expect(res.body).not.to.include('<html');
   });
@@ -83,7 +94,11 @@ describe('agent detail page and fragment (GET /agents/{id}, GET /partials/agents
         expect(storeError.body).not.to.include('connection refused');
       }
       const logged = side.logs.map((l) => JSON.parse(l) as { msg: string; err?: { message: string } });
-      expect(logged.some((l) => l.msg.includes('agent store read failed') && l.err?.message === 'connection refused')).to.equal(true);
+      expect(
+        logged.some(
+          (l) => l.msg.includes('agent store read failed') && l.err?.message === 'connection refused',
+        ),
+      ).to.equal(true);
     } finally {
       await side.close();
     }

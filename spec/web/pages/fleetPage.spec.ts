@@ -4,7 +4,8 @@ import { startApp } from '../../support/startApp.ts';
 import { connectAgent, failingStore, get, startSideUi, type TestAgent } from './pagesHarness.ts';
 
 const rowCount = (html: string) => (html.match(/<tr><td><span class="badge/g) ?? []).length;
-const namesIn = (html: string) => [...html.matchAll(/class="agent-name" href="[^"]*">([^<]*)</g)].map((m) => m[1]);
+const namesIn = (html: string) =>
+  [...html.matchAll(/class="agent-name" href="[^"]*">([^<]*)</g)].map((m) => m[1]);
 
 describe('fleet page and fragment (GET /, GET /partials/agents)', () => {
   let app: App;
@@ -12,9 +13,26 @@ describe('fleet page and fragment (GET /, GET /partials/agents)', () => {
 
   before(async () => {
     app = await startApp({ config: { ui: { poll_interval: '2s' } } });
-    agents.push(await connectAgent(app, { identifying: { 'service.name': 'bravo', 'service.version': '1.10.0' }, nonIdentifying: { 'host.name': 'h2', env: 'prod' }, healthy: true }));
-    agents.push(await connectAgent(app, { identifying: { 'service.name': 'alpha', 'service.version': '1.9.0' }, nonIdentifying: { env: 'dev' }, healthy: false }));
-    agents.push(await connectAgent(app, { identifying: { 'service.name': 'charlie' }, nonIdentifying: { env: 'prod' } }));
+    agents.push(
+      await connectAgent(app, {
+        identifying: { 'service.name': 'bravo', 'service.version': '1.10.0' },
+        nonIdentifying: { 'host.name': 'h2', env: 'prod' },
+        healthy: true,
+      }),
+    );
+    agents.push(
+      await connectAgent(app, {
+        identifying: { 'service.name': 'alpha', 'service.version': '1.9.0' },
+        nonIdentifying: { env: 'dev' },
+        healthy: false,
+      }),
+    );
+    agents.push(
+      await connectAgent(app, {
+        identifying: { 'service.name': 'charlie' },
+        nonIdentifying: { env: 'prod' },
+      }),
+    );
   });
 
   after(async () => {
@@ -89,7 +107,9 @@ describe('fleet page and fragment (GET /, GET /partials/agents)', () => {
   it('keeps filters in sort header links and pagination links', async () => {
     const res = await get(`${app.urls.ui}/?match=env%3Dprod&limit=1&sort=name&order=asc`);
     expect(res.body).to.include('href="/?match=env%3Dprod&amp;limit=1&amp;sort=name&amp;order=desc"');
-    expect(res.body).to.include('href="/?match=env%3Dprod&amp;limit=1&amp;sort=name&amp;order=asc&amp;offset=1" rel="next"');
+    expect(res.body).to.include(
+      'href="/?match=env%3Dprod&amp;limit=1&amp;sort=name&amp;order=asc&amp;offset=1" rel="next"',
+    );
   });
 
   it('shows the Database unavailable banner above the table when the store merge fails', async () => {

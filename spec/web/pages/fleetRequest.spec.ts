@@ -31,7 +31,9 @@ describe('fleet page query', () => {
 
   it('keeps the whole query, sort and page included, in the poll URL', () => {
     const req = parseFleetRequest('connected=true&match=a%3Db&sort=last_seen&order=desc&offset=100&limit=50');
-    expect(pollUrl(req)).to.equal('/partials/agents?connected=true&match=a%3Db&sort=last_seen&order=desc&offset=100&limit=50');
+    expect(pollUrl(req)).to.equal(
+      '/partials/agents?connected=true&match=a%3Db&sort=last_seen&order=desc&offset=100&limit=50',
+    );
     expect(pollUrl(parseFleetRequest(''))).to.equal('/partials/agents');
   });
 
@@ -57,7 +59,9 @@ describe('fleet page query', () => {
 
   it('adds an attribute chip as a match filter, or as attr_key/attr_value when the key has an operator in it', () => {
     const req = parseFleetRequest('sort=name&offset=100');
-    expect(paramsOf(addAttributeHref(req, 'os.type', 'linux')).toString()).to.equal('sort=name&match=os.type%3Dlinux');
+    expect(paramsOf(addAttributeHref(req, 'os.type', 'linux')).toString()).to.equal(
+      'sort=name&match=os.type%3Dlinux',
+    );
     const legacy = paramsOf(addAttributeHref(req, 'a=b', 'c'));
     expect(legacy.getAll('attr_key')).to.deep.equal(['a=b']);
     expect(legacy.getAll('attr_value')).to.deep.equal(['c']);
@@ -67,7 +71,11 @@ describe('fleet page query', () => {
     const req = parseFleetRequest('match=a%3D1&match=b%3D2&team=core&attr_key=k&attr_value=v&healthy=true');
     const filters = activeFilters(req);
     expect(filters.map((f) => f.label)).to.deep.equal(['a=1', 'b=2', 'team=core', 'k=v']);
-    expect(paramsOf(filters[0]!.removeHref).toString()).to.equal('match=b%3D2&team=core&attr_key=k&attr_value=v&healthy=true');
-    expect(paramsOf(filters[3]!.removeHref).toString()).to.equal('match=a%3D1&match=b%3D2&team=core&healthy=true');
+    expect(paramsOf(filters[0]!.removeHref).toString()).to.equal(
+      'match=b%3D2&team=core&attr_key=k&attr_value=v&healthy=true',
+    );
+    expect(paramsOf(filters[3]!.removeHref).toString()).to.equal(
+      'match=a%3D1&match=b%3D2&team=core&healthy=true',
+    );
   });
 });

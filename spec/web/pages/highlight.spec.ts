@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { detectLanguage, highlight, maxHighlightBytes, type Token } from '../../../src/web/pages/highlight.ts';
+import {
+  detectLanguage,
+  highlight,
+  maxHighlightBytes,
+  type Token,
+} from '../../../src/web/pages/highlight.ts';
 
 const text = (tokens: Token[]) => tokens.map((t) => t.v).join('');
 const classesOf = (tokens: Token[], c: Token['c']) => tokens.filter((t) => t.c === c).map((t) => t.v);
@@ -9,16 +14,25 @@ describe('highlight', () => {
   it('gives back exactly the input text for any body, in every language', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (body) => {
-        for (const lang of ['yaml', 'json', 'text'] as const) expect(text(highlight(body, lang))).to.equal(body);
+        for (const lang of ['yaml', 'json', 'text'] as const)
+          expect(text(highlight(body, lang))).to.equal(body);
       }),
       { numRuns: 300 },
     );
   });
 
   it('marks YAML keys, strings, numbers, literals and comments', () => {
-    const body = 'receivers: # inputs\n  otlp:\n    endpoint: "0.0.0.0:4317"\n    count: 12\n    enabled: true\n  - name: a\n';
+    const body =
+      'receivers: # inputs\n  otlp:\n    endpoint: "0.0.0.0:4317"\n    count: 12\n    enabled: true\n  - name: a\n';
     const tokens = highlight(body, 'yaml');
-    expect(classesOf(tokens, 'key')).to.deep.equal(['receivers', 'otlp', 'endpoint', 'count', 'enabled', 'name']);
+    expect(classesOf(tokens, 'key')).to.deep.equal([
+      'receivers',
+      'otlp',
+      'endpoint',
+      'count',
+      'enabled',
+      'name',
+    ]);
     expect(classesOf(tokens, 'com')).to.deep.equal(['# inputs']);
     expect(classesOf(tokens, 'str')).to.include('"0.0.0.0:4317"');
     expect(classesOf(tokens, 'num')).to.deep.equal(['12']);
@@ -42,7 +56,10 @@ describe('highlight', () => {
   it('scans long hostile lines in one pass (no backtracking on agent-supplied text)', () => {
     const line = `a${' '.repeat(maxHighlightBytes - 8)}x`;
     expect(text(highlight(line, 'yaml'))).to.equal(line);
-    expect(classesOf(highlight('"quoted key" : v\n- item: 1', 'yaml'), 'key')).to.deep.equal(['"quoted key"', 'item']);
+    expect(classesOf(highlight('"quoted key" : v\n- item: 1', 'yaml'), 'key')).to.deep.equal([
+      '"quoted key"',
+      'item',
+    ]);
   });
 
   it('leaves very large bodies as one plain token', () => {

@@ -28,7 +28,10 @@ export interface AgentOptions {
 export async function connectAgent(app: App, options: AgentOptions = {}): Promise<TestAgent> {
   const uid = newUid();
   const ws = await WsAgent.open(app.urls.opamp);
-  const health = options.healthy === undefined ? {} : { health: { healthy: options.healthy, status: options.healthy ? 'StatusOK' : 'StatusFailed' } };
+  const health =
+    options.healthy === undefined
+      ? {}
+      : { health: { healthy: options.healthy, status: options.healthy ? 'StatusOK' : 'StatusFailed' } };
   await ws.send(
     agentMessage(uid, {
       agentDescription: description(options.identifying ?? {}, options.nonIdentifying ?? {}),
@@ -76,13 +79,18 @@ export async function startSideUi(app: App, store: AgentStoreReader, reader?: Fl
     pollIntervalMs: 1000,
   });
   const handle = ui.callback();
-  const server: Server = await listen(createPlainServer((req, res) => void handle(req, res)), '127.0.0.1:0');
+  const server: Server = await listen(
+    createPlainServer((req, res) => void handle(req, res)),
+    '127.0.0.1:0',
+  );
   return { url: baseUrl(server), logs, close: () => closeServer(server) };
 }
 
 /** Every URL in src/href/action attributes and CSS url(...) of an HTML or CSS text. */
 export function referencedUrls(text: string): string[] {
-  const attrs = [...text.matchAll(/\b(?:src|href|action|hx-get|hx-post|xlink:href)\s*=\s*"([^"]*)"/g)].map((m) => m[1] ?? '');
+  const attrs = [...text.matchAll(/\b(?:src|href|action|hx-get|hx-post|xlink:href)\s*=\s*"([^"]*)"/g)].map(
+    (m) => m[1] ?? '',
+  );
   const css = [...text.matchAll(/url\(\s*['"]?([^'")]*)/g)].map((m) => m[1] ?? '');
   return [...attrs, ...css];
 }

@@ -15,9 +15,25 @@ describe('web UI security and self-containment', () => {
     app = await startApp();
     agent = await connectAgent(app, {
       identifying: { 'service.name': 'svc', homepage: 'https://example.com/x' },
-      fields: { effectiveConfig: { configMap: { configMap: { 'c.yaml': { body: Buffer.from('endpoint: https://collector.example:4318\n') } } } } },
+      fields: {
+        effectiveConfig: {
+          configMap: {
+            configMap: { 'c.yaml': { body: Buffer.from('endpoint: https://collector.example:4318\n') } },
+          },
+        },
+      },
     });
-    pages = ['/', '/partials/agents', '/?healthy=nope', `/agents/${agent.uid}`, `/partials/agents/${agent.uid}`, '/agents/unknown', '/partials/agents/unknown', '/status', '/partials/status'];
+    pages = [
+      '/',
+      '/partials/agents',
+      '/?healthy=nope',
+      `/agents/${agent.uid}`,
+      `/partials/agents/${agent.uid}`,
+      '/agents/unknown',
+      '/partials/agents/unknown',
+      '/status',
+      '/partials/status',
+    ];
   });
 
   after(async () => {
@@ -33,7 +49,10 @@ describe('web UI security and self-containment', () => {
       expect(csp, path).to.include("script-src 'self'");
       expect(csp, path).to.include("style-src 'self'");
       const sources = csp.split(';').flatMap((d) => d.trim().split(/\s+/).slice(1));
-      expect(sources.every((s) => s === "'self'" || s === "'none'"), `${path}: ${csp}`).to.equal(true);
+      expect(
+        sources.every((s) => s === "'self'" || s === "'none'"),
+        `${path}: ${csp}`,
+      ).to.equal(true);
       expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
     }
   });

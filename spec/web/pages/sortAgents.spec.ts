@@ -3,7 +3,8 @@ import { sortAgents, type Sort } from '../../../src/web/pages/sortAgents.ts';
 import { agentState, health, uidOf, type AgentSpec } from './agentFixture.ts';
 
 const fleet = (...specs: AgentSpec[]) => specs.map(agentState);
-const order = (specs: AgentSpec[], sort: Sort) => sortAgents(fleet(...specs), sort).map((a) => Number(a.uid.slice(-12)));
+const order = (specs: AgentSpec[], sort: Sort) =>
+  sortAgents(fleet(...specs), sort).map((a) => Number(a.uid.slice(-12)));
 
 describe('sortAgents', () => {
   it('puts agents that need attention first when sorting by status ascending', () => {
@@ -44,7 +45,11 @@ describe('sortAgents', () => {
   });
 
   it('breaks ties by ascending instance uid in both orders, so pages stay stable', () => {
-    const specs: AgentSpec[] = [{ n: 3, name: 'same' }, { n: 1, name: 'same' }, { n: 2, name: 'other' }];
+    const specs: AgentSpec[] = [
+      { n: 3, name: 'same' },
+      { n: 1, name: 'same' },
+      { n: 2, name: 'other' },
+    ];
     expect(order(specs, { key: 'name', order: 'asc' })).to.deep.equal([2, 1, 3]);
     expect(order(specs, { key: 'name', order: 'desc' })).to.deep.equal([1, 3, 2]);
   });

@@ -4,7 +4,8 @@ import { parseInstanceUid } from '../../../src/events/ids.ts';
 import { startApp } from '../../support/startApp.ts';
 import { connectAgent, get, type TestAgent } from './pagesHarness.ts';
 
-const stat = (html: string, label: string) => new RegExp(`<div class="label">${label}</div><div class="value">([^<]*)<`).exec(html)?.[1];
+const stat = (html: string, label: string) =>
+  new RegExp(`<div class="label">${label}</div><div class="value">([^<]*)<`).exec(html)?.[1];
 
 describe('status page and fragment (GET /status, GET /partials/status)', () => {
   let app: App;
@@ -38,7 +39,11 @@ describe('status page and fragment (GET /status, GET /partials/status)', () => {
   });
 
   it('shows version, commit, runtime, start time and uptime from the same data as /api/status', async () => {
-    const api = (await (await fetch(`${app.urls.ui}/api/status`)).json()) as { version: string; commit: string; go_version: string };
+    const api = (await (await fetch(`${app.urls.ui}/api/status`)).json()) as {
+      version: string;
+      commit: string;
+      go_version: string;
+    };
     const res = await get(`${app.urls.ui}/status`);
     expect(res.body).to.include(`<dd class="mono">${api.version}</dd>`);
     expect(res.body).to.include(`<dd class="mono">${api.commit}</dd>`);

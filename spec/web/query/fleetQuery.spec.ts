@@ -5,7 +5,11 @@ import { agent, health, testSession } from '../../support/agentFixture.ts';
 
 // A small fleet; each case lists which names a query selects.
 const fleet: Record<string, AgentState> = {
-  prodCollector: agent({ n: 1, identifying: { 'service.name': 'collector', env: 'prod' }, over: { health: health(true) } }),
+  prodCollector: agent({
+    n: 1,
+    identifying: { 'service.name': 'collector', env: 'prod' },
+    over: { health: health(true) },
+  }),
   stagingCollector: agent({
     n: 2,
     identifying: { 'service.name': 'collector', env: 'staging' },
@@ -55,11 +59,21 @@ describe('parseFleetQuery', () => {
     ],
     ['regex matches the full value', 'match=env=~pro', []],
     ['regex anchored at both ends', 'match=service.name=~coll.*', ['prodCollector', 'stagingCollector']],
-    ['regex alternation is anchored as a whole', 'match=env=~prod|dev', ['prodCollector', 'gatewayAgent', 'shadowed']],
-    ['regex does not match a missing key even when it matches empty', 'match=env=~.*', [
-      'prodCollector', 'stagingCollector', 'gatewayAgent', 'shadowed', 'emptyValue',
-    ]],
-    ['!~ matches agents that lack the key', 'match=env!~prod|staging', ['shadowed', 'undescribed', 'reservedAttr', 'emptyValue']],
+    [
+      'regex alternation is anchored as a whole',
+      'match=env=~prod|dev',
+      ['prodCollector', 'gatewayAgent', 'shadowed'],
+    ],
+    [
+      'regex does not match a missing key even when it matches empty',
+      'match=env=~.*',
+      ['prodCollector', 'stagingCollector', 'gatewayAgent', 'shadowed', 'emptyValue'],
+    ],
+    [
+      '!~ matches agents that lack the key',
+      'match=env!~prod|staging',
+      ['shadowed', 'undescribed', 'reservedAttr', 'emptyValue'],
+    ],
     ['RE2 inline flags', 'match=service.name=~(?i)COLLECTOR', ['prodCollector', 'stagingCollector']],
     ['matchers combine with AND', 'match=service.name=collector&match=env=prod', ['prodCollector']],
     ['bare attribute key is an exact match', 'host.name=gw-1', ['gatewayAgent']],
@@ -70,7 +84,11 @@ describe('parseFleetQuery', () => {
     ['connected=false', 'connected=false', ['stagingCollector']],
     ['connected=true', 'connected=true', all.filter((n) => n !== 'stagingCollector')],
     ['via_gateway=true', 'via_gateway=true', ['gatewayAgent']],
-    ['reserved key as query is the boolean filter, not the attribute', 'healthy=true&match=service.name=odd', []],
+    [
+      'reserved key as query is the boolean filter, not the attribute',
+      'healthy=true&match=service.name=odd',
+      [],
+    ],
     ['a matcher reaches an attribute named like a reserved key', 'match=healthy=yes', ['reservedAttr']],
     ['booleans and matchers combine', 'connected=true&match=env=~prod', ['prodCollector', 'gatewayAgent']],
   ];
@@ -108,7 +126,9 @@ describe('parseFleetQuery', () => {
       expect(parseFleetQuery(new URLSearchParams(matchers(maxMatchers))).ok).to.equal(true);
     });
     it(`rejects ${maxMatchers + 1} matchers`, () => {
-      expect(errorOf(matchers(maxMatchers + 1))).to.equal('too many matchers: 33 given, at most 32 per request');
+      expect(errorOf(matchers(maxMatchers + 1))).to.equal(
+        'too many matchers: 33 given, at most 32 per request',
+      );
     });
     it('counts bare keys and legacy pairs as matchers too', () => {
       const q = `${matchers(31)}&bare=1&attr_key=a&attr_value=b`;
@@ -121,7 +141,9 @@ describe('parseFleetQuery', () => {
       expect(errorOf(new URLSearchParams({ match: `k=~${'a'.repeat(1025)}` }).toString())).to.match(
         /regex of matcher on "k" is longer than 1024 bytes/,
       );
-      expect(errorOf(new URLSearchParams({ match: `k=~${'é'.repeat(513)}` }).toString())).to.match(/longer than 1024/);
+      expect(errorOf(new URLSearchParams({ match: `k=~${'é'.repeat(513)}` }).toString())).to.match(
+        /longer than 1024/,
+      );
     });
     it('does not limit the length of exact-match values', () => {
       expect(parseFleetQuery(new URLSearchParams({ match: `k=${'a'.repeat(5000)}` })).ok).to.equal(true);
@@ -130,7 +152,9 @@ describe('parseFleetQuery', () => {
 
   describe('options for the web UI', () => {
     it('ignoreEmpty skips empty form fields', () => {
-      expect(select('healthy=&match=&env=&connected=false', { ignoreEmpty: true })).to.deep.equal(['stagingCollector']);
+      expect(select('healthy=&match=&env=&connected=false', { ignoreEmpty: true })).to.deep.equal([
+        'stagingCollector',
+      ]);
     });
     it('ignoreKeys leaves UI parameters alone', () => {
       expect(select('page=2', { ignoreKeys: ['page'] })).to.deep.equal(all);

@@ -17,7 +17,7 @@ describe('parseMatcher', () => {
     ['env=~"a|b"', { key: 'env', op: '=~', value: 'a|b' }],
     ['env=~"\\d+\\.\\d+"', { key: 'env', op: '=~', value: '\\d+\\.\\d+' }],
     ['msg="say "hi""', { key: 'msg', op: '=', value: 'say "hi"' }],
-    ['msg=it\'s', { key: 'msg', op: '=', value: "it's" }],
+    ["msg=it's", { key: 'msg', op: '=', value: "it's" }],
     ['a=b=c', { key: 'a', op: '=', value: 'b=c' }],
     ['a=!=b', { key: 'a', op: '=', value: '!=b' }],
     ['service.name=~otel-.*', { key: 'service.name', op: '=~', value: 'otel-.*' }],
@@ -38,7 +38,7 @@ describe('parseMatcher', () => {
     ['env="prod', /unterminated " quote/],
     ["env='prod", /unterminated ' quote/],
     ['env="', /unterminated " quote/],
-    ["env=~'a\"", /unterminated ' quote/],
+    ['env=~\'a"', /unterminated ' quote/],
   ];
   for (const [text, message] of rejected) {
     it(`rejects ${JSON.stringify(text)} saying what is wrong`, () => {

@@ -3,7 +3,10 @@ import { createEventBus } from '../../../src/events/bus.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import type { AgentStoreReader } from '../../../src/persistence/storeReader.ts';
 import type { AgentState } from '../../../src/projections/registry/agentState.ts';
-import { createRegistryProjection, type RegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
+import {
+  createRegistryProjection,
+  type RegistryProjection,
+} from '../../../src/projections/registry/registryProjection.ts';
 import { matchAll, parseFleetQuery, type FleetFilter } from '../../../src/web/query/fleetQuery.ts';
 import { createFleetReader, type ReadSurface } from '../../../src/web/read/fleetReader.ts';
 import { agent, uidOf } from '../../support/agentFixture.ts';
@@ -154,7 +157,11 @@ describe('fleet reader', () => {
       const store = new MemoryStore(stored());
       store.failing = true;
       const fallbacks: ReadSurface[] = [];
-      const reader = createFleetReader({ registry, store, onStoreFallback: (surface) => fallbacks.push(surface) });
+      const reader = createFleetReader({
+        registry,
+        store,
+        onStoreFallback: (surface) => fallbacks.push(surface),
+      });
       const page = await reader.listPage(matchAll, { limit: 10, offset: 0 }, 'api');
       expect(uids(page.agents)).to.deep.equal([2, 4, 6].map(uidOf));
       expect(page).to.include({ total: 3, partial: true });
@@ -192,7 +199,8 @@ describe('fleet reader', () => {
 describe('fleet reader: column evaluation agrees with the record filter', () => {
   it('returns exactly the agents filter.matches accepts, in instance_uid order, for every query', async () => {
     const { createEventBus } = await import('../../../src/events/bus.ts');
-    const { createRegistryProjection } = await import('../../../src/projections/registry/registryProjection.ts');
+    const { createRegistryProjection } =
+      await import('../../../src/projections/registry/registryProjection.ts');
     const { parseFleetQuery } = await import('../../../src/web/query/fleetQuery.ts');
     const bus = createEventBus();
     const registry = createRegistryProjection(bus.events$, () => {});
@@ -203,18 +211,50 @@ describe('fleet reader: column evaluation agrees with the record filter', () => 
       if (n % 7 === 0) continue; // undescribed agents
       const identifying: Record<string, string> = { 'service.name': `svc-${n % 5}` };
       if (n % 5 !== 0) identifying.env = envs[n % 3]!;
-      bus.publish({ type: 'AgentStatusReported', at: n, data: { uid: id, description: { identifying, nonIdentifying: { team: `t${n % 4}` } } } });
-      if (n % 2 === 0) bus.publish({ type: 'AgentHealthReported', at: n, data: { uid: id, health: { healthy: n % 4 === 0, startTimeNanos: 0n, lastError: '', status: '', statusTimeNanos: 0n, components: {} } } });
+      bus.publish({
+        type: 'AgentStatusReported',
+        at: n,
+        data: { uid: id, description: { identifying, nonIdentifying: { team: `t${n % 4}` } } },
+      });
+      if (n % 2 === 0)
+        bus.publish({
+          type: 'AgentHealthReported',
+          at: n,
+          data: {
+            uid: id,
+            health: {
+              healthy: n % 4 === 0,
+              startTimeNanos: 0n,
+              lastError: '',
+              status: '',
+              statusTimeNanos: 0n,
+              components: {},
+            },
+          },
+        });
     }
     const reader = createFleetReader({ registry });
-    for (const qs of ['match=env=prod', 'match=env!=prod', 'match=service.name=~"svc-[12]"', 'match=env!~"p.*"&healthy=true', 'team=t1&match=service.name!=svc-0', 'healthy=false&match=env=~".*"']) {
+    for (const qs of [
+      'match=env=prod',
+      'match=env!=prod',
+      'match=service.name=~"svc-[12]"',
+      'match=env!~"p.*"&healthy=true',
+      'team=t1&match=service.name!=svc-0',
+      'healthy=false&match=env=~".*"',
+    ]) {
       const parsed = parseFleetQuery(new URLSearchParams(qs));
       if (!parsed.ok) throw new Error(parsed.error);
       const expected = [...registry.ordered()].filter((a) => parsed.filter.matches(a)).map((a) => a.uid);
       const page = await reader.listPage(parsed.filter, { limit: 1000, offset: 0 }, 'api');
       const all = await reader.listAll(parsed.filter, 'ui');
-      expect(page.agents.map((a) => a.uid), qs).to.deep.equal(expected);
-      expect(all.agents.map((a) => a.uid), qs).to.deep.equal(expected);
+      expect(
+        page.agents.map((a) => a.uid),
+        qs,
+      ).to.deep.equal(expected);
+      expect(
+        all.agents.map((a) => a.uid),
+        qs,
+      ).to.deep.equal(expected);
       expect(page.total, qs).to.equal(expected.length);
       expect(expected.length, qs).to.be.greaterThan(0);
     }

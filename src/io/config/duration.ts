@@ -1,6 +1,14 @@
 // Go-style duration text ("500ms", "30s", "1m30s", "168h"), parsed to and formatted from milliseconds.
 
-const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const unitMs: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const whole = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
 const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
 

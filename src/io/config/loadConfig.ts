@@ -34,7 +34,10 @@ const nonConfigEnv = /^SVC_(TEST|BUILD|BENCH)_/;
 function envValue(path: string[], text: string): unknown {
   const key = path.join('.');
   if (key === 'fleet.required_attributes')
-    return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    return text
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   if (key === 'auth.role_mapping') return loadYaml(text);
   return text;
 }
@@ -63,7 +66,9 @@ function readYaml(file: string): Tree {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+    throw new ConfigError([
+      `cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    ]);
   }
   // An empty file (or one with only comments) means defaults.
   if (text.split('\n').every((line) => /^\s*(#.*)?$/.test(line))) return {};
@@ -91,7 +96,12 @@ function merge(base: Tree, over: Tree): Tree {
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
     out[k] =
-      v !== null && typeof v === 'object' && !Array.isArray(v) && b !== null && typeof b === 'object' && !Array.isArray(b)
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      b !== null &&
+      typeof b === 'object' &&
+      !Array.isArray(b)
         ? merge(b as Tree, v as Tree)
         : v;
   }

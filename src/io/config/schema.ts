@@ -11,7 +11,8 @@ const duration = (fallback: string, { allowZero = false } = {}) =>
   Joi.any()
     .custom((value: unknown, helpers) => {
       const ms = typeof value === 'string' ? parseDuration(value.trim()) : undefined;
-      if (ms === undefined) return helpers.message({ custom: `{{#label}} must be a duration such as 500ms, 30s, 1m30s or 168h` });
+      if (ms === undefined)
+        return helpers.message({ custom: `{{#label}} must be a duration such as 500ms, 30s, 1m30s or 168h` });
       if (ms <= 0 && !allowZero) return helpers.message({ custom: '{{#label}} must be greater than zero' });
       return ms;
     })
@@ -21,7 +22,8 @@ const byteSize = (fallback: number) =>
   Joi.any()
     .custom((value: unknown, helpers) => {
       const n = typeof value === 'string' || typeof value === 'number' ? parseByteSize(value) : undefined;
-      if (n === undefined || n <= 0) return helpers.message({ custom: '{{#label}} must be a positive size such as 16777216 or 16MiB' });
+      if (n === undefined || n <= 0)
+        return helpers.message({ custom: '{{#label}} must be a positive size such as 16777216 or 16MiB' });
       return n;
     })
     .default(fallback);
@@ -44,7 +46,9 @@ const tls = Joi.object({
 
 const roleMapping = Joi.object({
   match: Joi.string().valid('exact', 'prefix').required(),
-  spiffe_id: Joi.string().pattern(/^spiffe:\/\//, 'spiffe://').required(),
+  spiffe_id: Joi.string()
+    .pattern(/^spiffe:\/\//, 'spiffe://')
+    .required(),
   role: Joi.string().valid('viewer', 'admin').required(),
 });
 
@@ -99,11 +103,14 @@ export const configSchema = Joi.object({
       if ((t.cert_file === '') !== (t.key_file === ''))
         return helpers.message({ custom: `${name}.cert_file and ${name}.key_file must be set together` });
       if (t.client_ca_file !== '' && t.cert_file === '')
-        return helpers.message({ custom: `${name}.client_ca_file requires ${name}.cert_file and ${name}.key_file` });
+        return helpers.message({
+          custom: `${name}.client_ca_file requires ${name}.cert_file and ${name}.key_file`,
+        });
     }
     // Every TLS file exists and parses, or startup stops naming the key (src/io/tls/tlsMaterial.ts).
     const tlsProblems = tlsFileProblems(value);
-    if (tlsProblems.length > 0) return helpers.message({ custom: tlsProblems.join('; ').replace(/[{}]/g, '') });
+    if (tlsProblems.length > 0)
+      return helpers.message({ custom: tlsProblems.join('; ').replace(/[{}]/g, '') });
     return value;
   });
 

@@ -57,9 +57,14 @@ export interface WireAgentToServer {
   sequenceNum: Wire64;
   capabilities: Wire64;
   flags: Wire64;
-  agentDescription?: Maybe<{ identifyingAttributes: WireKeyValue[]; nonIdentifyingAttributes: WireKeyValue[] }>;
+  agentDescription?: Maybe<{
+    identifyingAttributes: WireKeyValue[];
+    nonIdentifyingAttributes: WireKeyValue[];
+  }>;
   health?: Maybe<WireComponentHealth>;
-  effectiveConfig?: Maybe<{ configMap?: Maybe<{ configMap: Record<string, { body: Uint8Array; contentType: string }> }> }>;
+  effectiveConfig?: Maybe<{
+    configMap?: Maybe<{ configMap: Record<string, { body: Uint8Array; contentType: string }> }>;
+  }>;
   remoteConfigStatus?: Maybe<object>;
   packageStatuses?: Maybe<{
     packages: Record<string, WirePackageStatus>;
@@ -97,7 +102,10 @@ export function encodeAgentToServer(fields: Record<string, unknown>): Uint8Array
 }
 
 export function decodeServerToAgent(bytes: Uint8Array): ServerToAgentFields & Record<string, unknown> {
-  return ServerToAgentType.toObject(ServerToAgentType.decode(bytes), { longs: String, defaults: false }) as never;
+  return ServerToAgentType.toObject(ServerToAgentType.decode(bytes), {
+    longs: String,
+    defaults: false,
+  }) as never;
 }
 
 /** Exact unsigned 64-bit value of a decoded field. */

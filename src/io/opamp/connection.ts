@@ -22,7 +22,11 @@ export interface OpampConnection {
 
 let nextId = 1;
 
-export function createConnection(transport: Transport, remoteAddr: string, tlsSubject: string | null): OpampConnection {
+export function createConnection(
+  transport: Transport,
+  remoteAddr: string,
+  tlsSubject: string | null,
+): OpampConnection {
   const id = nextId++ as ConnectionId;
   let cached: Session | undefined;
   const connection: OpampConnection = {

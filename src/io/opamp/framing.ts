@@ -2,7 +2,8 @@
 // A frame whose first byte is 0x00 carries the header; anything else is a legacy header-less frame,
 // which is unambiguous because a protobuf message never starts with 0x00. Pure.
 
-export type Unframed = { readonly ok: true; readonly payload: Uint8Array } | { readonly ok: false; readonly reason: string };
+export type Unframed =
+  { readonly ok: true; readonly payload: Uint8Array } | { readonly ok: false; readonly reason: string };
 
 export function unframe(frame: Uint8Array): Unframed {
   if (frame.length === 0) return { ok: false, reason: 'empty frame' };

@@ -6,7 +6,10 @@
 import type { WireAgentToServer } from './codec.ts';
 
 /** The project's own name, and Bindplane's, which behaves the same way. */
-export const gatewayCapabilities: readonly string[] = ['com.vendor.opamp-gateway', 'com.bindplane.opamp-gateway'];
+export const gatewayCapabilities: readonly string[] = [
+  'com.vendor.opamp-gateway',
+  'com.bindplane.opamp-gateway',
+];
 
 export function isGatewayConnect(msg: WireAgentToServer): boolean {
   const cm = msg.customMessage;
@@ -41,7 +44,10 @@ function parseConnect(data: Uint8Array): ConnectRequest | undefined {
   const r = parsed as Record<string, unknown>;
   if (typeof r.request_uid !== 'string') return undefined;
   if (r.remote_address !== undefined && typeof r.remote_address !== 'string') return undefined;
-  if (r.headers !== undefined && (r.headers === null || typeof r.headers !== 'object' || Array.isArray(r.headers)))
+  if (
+    r.headers !== undefined &&
+    (r.headers === null || typeof r.headers !== 'object' || Array.isArray(r.headers))
+  )
     return undefined;
   return r as unknown as ConnectRequest;
 }

@@ -7,7 +7,13 @@ import type { EventBus } from '../../events/bus.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import { decideFullState } from '../../projections/registry/fullState.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
-import { decodeAgentToServer, encodeServerToAgent, toBigUint, type ServerToAgentFields, type WireAgentToServer } from './codec.ts';
+import {
+  decodeAgentToServer,
+  encodeServerToAgent,
+  toBigUint,
+  type ServerToAgentFields,
+  type WireAgentToServer,
+} from './codec.ts';
 import type { OpampConnection } from './connection.ts';
 import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
 import { toInstanceUid } from './instanceUid.ts';
@@ -75,7 +81,11 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     return encodeServerToAgent(fields);
   }
 
-  function handleGatewayConnect(connection: OpampConnection, msg: WireAgentToServer, at: number): HandleResult {
+  function handleGatewayConnect(
+    connection: OpampConnection,
+    msg: WireAgentToServer,
+    at: number,
+  ): HandleResult {
     const cm = msg.customMessage!;
     const answer = answerGatewayConnect(cm.capability, cm.data);
     const firstOnConnection = !connection.isGateway;
@@ -83,7 +93,11 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     bus.publish({
       type: 'GatewayConnectAnswered',
       at,
-      data: { connectionId: connection.id, accepted: answer.accepted, firstOnConnection: firstOnConnection && answer.accepted },
+      data: {
+        connectionId: connection.id,
+        accepted: answer.accepted,
+        firstOnConnection: firstOnConnection && answer.accepted,
+      },
     });
     const reply = withCapabilities(connection, {
       instanceUid: new Uint8Array(),
@@ -117,8 +131,12 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const uidBytes = msg.instanceUid ?? new Uint8Array();
     const uid = toInstanceUid(uidBytes);
     if (uid === undefined)
-      return reject(uidBytes, `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`);
-    if ((toBigUint(msg.flags) & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
+      return reject(
+        uidBytes,
+        `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`,
+      );
+    if ((toBigUint(msg.flags) & RequestInstanceUid) !== 0n)
+      return assignInstanceUid(connection, uidBytes, at);
     try {
       return handleAgentMessage(connection, msg, uid, uidBytes, at);
     } catch (error) {
@@ -145,7 +163,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     for (const event of t.events) bus.publish(event);
     if (connection.transport === 'ws') connection.agents.add(uid);
     const fullState = t.disconnecting ? null : decideFullState(known, registry.get(uid), t);
-    if (fullState !== null) bus.publish({ type: 'AgentFullStateRequested', at, data: { uid, reason: fullState } });
+    if (fullState !== null)
+      bus.publish({ type: 'AgentFullStateRequested', at, data: { uid, reason: fullState } });
     if (t.disconnecting) {
       bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'agent_disconnect' } });
       connection.agents.delete(uid);
@@ -166,7 +185,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       }
     }
     connection.agents.clear();
-    if (connection.isGateway) bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
+    if (connection.isGateway)
+      bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
   }
 
   return { handle, closed };

@@ -73,7 +73,8 @@ export function createHttpTransport(
       const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
       body = encoding === 'gzip' ? await gunzipAsync(raw, { maxOutputLength: limit }) : raw;
     } catch (error) {
-      const tooLarge = error instanceof BodyTooLarge || (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+      const tooLarge =
+        error instanceof BodyTooLarge || (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
       observer.messageFailed(tooLarge ? 'message too large' : 'unreadable body');
       if (tooLarge) fail(res, 413, `message larger than ${limit} bytes`);
       else fail(res, 400, 'request body could not be read or decompressed');

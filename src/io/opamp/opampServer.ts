@@ -51,7 +51,8 @@ export function createOpampServer(
   const upgraded = new Set<Duplex>();
   let httpInFlight = 0;
   const atCapacity = (): boolean => {
-    if (options.maxConnections === undefined || upgraded.size + httpInFlight < options.maxConnections) return false;
+    if (options.maxConnections === undefined || upgraded.size + httpInFlight < options.maxConnections)
+      return false;
     options.onRefused?.('max_connections');
     return true;
   };
@@ -66,7 +67,8 @@ export function createOpampServer(
     if (req.method !== 'POST') return reply(405, 'use a WebSocket upgrade or POST', { Allow: 'GET, POST' });
     if (req.headers['content-type'] !== protobufContentType)
       return reply(415, `Content-Type must be exactly ${protobufContentType}`);
-    if (atCapacity()) return reply(503, 'too many connections', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
+    if (atCapacity())
+      return reply(503, 'too many connections', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
     httpInFlight++;
     res.once('close', () => void httpInFlight--);
     http.serve(req, res).catch((error: unknown) => {
@@ -79,7 +81,8 @@ export function createOpampServer(
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     if (pathOf(req) !== opampPath) return rawResponse(socket, 501, 'Not Implemented');
-    if (draining || atCapacity()) return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
+    if (draining || atCapacity())
+      return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
     ws.upgrade(req, socket, head);

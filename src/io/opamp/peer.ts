@@ -37,7 +37,9 @@ export function peerOf(req: IncomingMessage): Peer {
   const socket = req.socket as TLSSocket;
   let tlsSubject: string | null = null;
   if (socket.encrypted && socket.authorized) {
-    tlsSubject = subjectText(socket.getPeerCertificate()?.subject as unknown as Record<string, string> | undefined);
+    tlsSubject = subjectText(
+      socket.getPeerCertificate()?.subject as unknown as Record<string, string> | undefined,
+    );
   }
   return { remoteAddr: formatAddress(socket.remoteAddress, socket.remotePort), tlsSubject };
 }

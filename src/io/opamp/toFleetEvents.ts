@@ -36,20 +36,30 @@ export function presentParts(msg: WireAgentToServer): PresentParts {
   };
 }
 
-export function toFleetEvents(msg: WireAgentToServer, known: AgentState | undefined, ctx: TranslationContext): Translation {
+export function toFleetEvents(
+  msg: WireAgentToServer,
+  known: AgentState | undefined,
+  ctx: TranslationContext,
+): Translation {
   const { uid, at, session } = ctx;
   const events: AgentEvent[] = [];
   const sequenceNum = toBigUint(msg.sequenceNum);
   const capabilities = toBigUint(msg.capabilities);
 
-  if (known === undefined || !known.connected) events.push({ type: 'AgentConnected', at, data: { uid, session } });
+  if (known === undefined || !known.connected)
+    events.push({ type: 'AgentConnected', at, data: { uid, session } });
   events.push({ type: 'AgentCheckedIn', at, data: { uid, session, sequenceNum, capabilities } });
 
   const description = msg.agentDescription != null ? toDescription(msg.agentDescription) : undefined;
   if (description) events.push({ type: 'AgentStatusReported', at, data: { uid, description } });
-  if (msg.health != null) events.push({ type: 'AgentHealthReported', at, data: { uid, health: toHealth(msg.health) } });
+  if (msg.health != null)
+    events.push({ type: 'AgentHealthReported', at, data: { uid, health: toHealth(msg.health) } });
   if (msg.effectiveConfig != null)
-    events.push({ type: 'AgentEffectiveConfigReported', at, data: { uid, config: toEffectiveConfig(msg.effectiveConfig) } });
+    events.push({
+      type: 'AgentEffectiveConfigReported',
+      at,
+      data: { uid, config: toEffectiveConfig(msg.effectiveConfig) },
+    });
   if (msg.packageStatuses != null)
     events.push({
       type: 'AgentPackageStatusesReported',
@@ -65,5 +75,11 @@ export function toFleetEvents(msg: WireAgentToServer, known: AgentState | undefi
     if (change) events.push({ type: 'AgentComplianceChanged', at, data: { uid, ...change } });
   }
 
-  return { events, sequenceNum, capabilities, present: presentParts(msg), disconnecting: msg.agentDisconnect != null };
+  return {
+    events,
+    sequenceNum,
+    capabilities,
+    present: presentParts(msg),
+    disconnecting: msg.agentDisconnect != null,
+  };
 }

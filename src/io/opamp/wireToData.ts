@@ -80,13 +80,17 @@ export function toAttributes(list: readonly WireKeyValue[] | null | undefined): 
 }
 
 export function toDescription(d: NonNullable<WireAgentToServer['agentDescription']>): AgentDescription {
-  return { identifying: toAttributes(d.identifyingAttributes), nonIdentifying: toAttributes(d.nonIdentifyingAttributes) };
+  return {
+    identifying: toAttributes(d.identifyingAttributes),
+    nonIdentifying: toAttributes(d.nonIdentifyingAttributes),
+  };
 }
 
 export function toHealth(h: WireComponentHealth, depth = 0): ComponentHealth {
   const components: Record<string, ComponentHealth> = {};
   if (depth < maxDepth) {
-    for (const [name, child] of Object.entries(h.componentHealthMap ?? {})) components[name] = toHealth(child, depth + 1);
+    for (const [name, child] of Object.entries(h.componentHealthMap ?? {}))
+      components[name] = toHealth(child, depth + 1);
   }
   return {
     healthy: h.healthy === true,

@@ -37,11 +37,16 @@ export function createWsTransport(
   },
 ): WsTransport {
   // +1: the one-byte varint header (only 0 is defined) is not part of the message size limit.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes + 1, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxMessageBytes + 1,
+    perMessageDeflate: false,
+  });
   const sockets = new Set<WebSocket>();
-  const idle = options.idleTimeoutMs !== undefined && options.scheduler
-    ? createIdleSweep(options.scheduler, options.idleTimeoutMs)
-    : undefined;
+  const idle =
+    options.idleTimeoutMs !== undefined && options.scheduler
+      ? createIdleSweep(options.scheduler, options.idleTimeoutMs)
+      : undefined;
 
   function serve(ws: WebSocket, req: IncomingMessage): void {
     const peer = peerOf(req);

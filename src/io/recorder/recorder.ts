@@ -8,7 +8,12 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from '../logger.ts';
 import type { OpampConnection } from '../opamp/connection.ts';
-import { encodePreamble, encodeRecord, type RecordingHeader, type RecordingRecord } from './recordingFormat.ts';
+import {
+  encodePreamble,
+  encodeRecord,
+  type RecordingHeader,
+  type RecordingRecord,
+} from './recordingFormat.ts';
 
 export interface RecorderStats {
   readonly recorded: number;
@@ -62,7 +67,10 @@ export async function createRecorder(options: RecorderOptions): Promise<Recorder
     droppedSinceLog++;
     const now = Date.now();
     if (now - lastDropLog >= logInterval) {
-      logger.warn({ dropped: droppedSinceLog, droppedTotal: dropped, reason, file: options.file }, 'recorder dropped records');
+      logger.warn(
+        { dropped: droppedSinceLog, droppedTotal: dropped, reason, file: options.file },
+        'recorder dropped records',
+      );
       lastDropLog = now;
       droppedSinceLog = 0;
     }
@@ -122,7 +130,8 @@ export async function createRecorder(options: RecorderOptions): Promise<Recorder
       closed = true;
       while (writing) await writing;
       await file.close();
-      if (dropped > 0) logger.warn({ dropped, recorded, file: options.file }, 'recorder dropped records in total');
+      if (dropped > 0)
+        logger.warn({ dropped, recorded, file: options.file }, 'recorder dropped records in total');
       logger.info({ recorded, bytesWritten, file: options.file }, 'recording closed');
     },
   };

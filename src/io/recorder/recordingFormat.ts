@@ -25,7 +25,8 @@ export const recordKinds = { message: 1, connectionClosed: 2 } as const;
 export type RecordKindName = keyof typeof recordKinds;
 
 const transportCodes: Readonly<Record<Transport, number>> = { ws: 0, http: 1 };
-const transportOf = (code: number): Transport | undefined => (code === 0 ? 'ws' : code === 1 ? 'http' : undefined);
+const transportOf = (code: number): Transport | undefined =>
+  code === 0 ? 'ws' : code === 1 ? 'http' : undefined;
 const viaGatewayFlag = 0x01;
 
 /** What the service knew when it wrote the recording; replay uses it to fold the same way. */
@@ -110,9 +111,15 @@ export type DecodedBody =
 export function decodeBody(body: Buffer): DecodedBody {
   if (body.length < 1) return { ok: false, reason: 'empty record' };
   const kindCode = body.readUInt8(0);
-  const kind = kindCode === recordKinds.message ? 'message' : kindCode === recordKinds.connectionClosed ? 'connectionClosed' : undefined;
+  const kind =
+    kindCode === recordKinds.message
+      ? 'message'
+      : kindCode === recordKinds.connectionClosed
+        ? 'connectionClosed'
+        : undefined;
   if (kind === undefined) return { ok: true, record: undefined, unknownKind: kindCode };
-  if (body.length < fixedBodyBytes) return { ok: false, reason: `record of ${body.length} bytes is shorter than its fixed part` };
+  if (body.length < fixedBodyBytes)
+    return { ok: false, reason: `record of ${body.length} bytes is shorter than its fixed part` };
   const receivedAt = body.readDoubleLE(1);
   const connectionId = body.readUInt32LE(9);
   const transport = transportOf(body.readUInt8(13));

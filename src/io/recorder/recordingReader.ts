@@ -47,7 +47,8 @@ export interface RecordingReader {
 const chunkBytes = 1024 * 1024;
 
 export async function openRecording(source: string | Readable): Promise<RecordingReader> {
-  const stream = typeof source === 'string' ? createReadStream(source, { highWaterMark: chunkBytes }) : source;
+  const stream =
+    typeof source === 'string' ? createReadStream(source, { highWaterMark: chunkBytes }) : source;
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let buffer: Buffer = Buffer.alloc(0);
   let offset = 0; // file offset of buffer[0]
@@ -64,7 +65,9 @@ export async function openRecording(source: string | Readable): Promise<Recordin
   const name = typeof source === 'string' ? source : 'recording';
   if (!(await fill(preambleBytes))) {
     stream.destroy();
-    throw new RecordingFormatError(`${name} is not a recording: ${buffer.length} bytes, shorter than the ${preambleBytes}-byte preamble`);
+    throw new RecordingFormatError(
+      `${name} is not a recording: ${buffer.length} bytes, shorter than the ${preambleBytes}-byte preamble`,
+    );
   }
   if (!buffer.subarray(0, recordingMagic.length).equals(recordingMagic)) {
     stream.destroy();
@@ -73,7 +76,9 @@ export async function openRecording(source: string | Readable): Promise<Recordin
   const version = buffer.readUInt16LE(8);
   if (version !== recordingVersion) {
     stream.destroy();
-    throw new RecordingFormatError(`${name} has recording format version ${version}; this reader supports version ${recordingVersion} only`);
+    throw new RecordingFormatError(
+      `${name} has recording format version ${version}; this reader supports version ${recordingVersion} only`,
+    );
   }
   const headerLength = buffer.readUInt32LE(10);
   if (!(await fill(preambleBytes + headerLength))) {
@@ -82,7 +87,9 @@ export async function openRecording(source: string | Readable): Promise<Recordin
   }
   let header: RecordingHeader;
   try {
-    header = JSON.parse(buffer.toString('utf8', preambleBytes, preambleBytes + headerLength)) as RecordingHeader;
+    header = JSON.parse(
+      buffer.toString('utf8', preambleBytes, preambleBytes + headerLength),
+    ) as RecordingHeader;
   } catch (error) {
     stream.destroy();
     throw new RecordingFormatError(`${name} has an unreadable header: ${(error as Error).message}`);
@@ -99,10 +106,13 @@ export async function openRecording(source: string | Readable): Promise<Recordin
     while (buffer.length - o >= 4) {
       const bodyLength = buffer.readUInt32LE(o);
       if (bodyLength > maxBodyBytes)
-        throw new RecordingFormatError(`${name}: record at offset ${offset + o} claims ${bodyLength} bytes; the file is corrupt`);
+        throw new RecordingFormatError(
+          `${name}: record at offset ${offset + o} claims ${bodyLength} bytes; the file is corrupt`,
+        );
       if (buffer.length - o - 4 < bodyLength) break;
       const decoded = decodeBody(buffer.subarray(o + 4, o + 4 + bodyLength));
-      if (!decoded.ok) throw new RecordingFormatError(`${name}: record at offset ${offset + o}: ${decoded.reason}`);
+      if (!decoded.ok)
+        throw new RecordingFormatError(`${name}: record at offset ${offset + o}: ${decoded.reason}`);
       if (decoded.record === undefined) {
         const code = decoded.unknownKind;
         summary.unknownKinds.set(code, (summary.unknownKinds.get(code) ?? 0) + 1);

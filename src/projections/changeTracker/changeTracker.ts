@@ -2,7 +2,15 @@
 // writer consumes the windows; each window holds every agent marked since the previous one, so
 // nothing is lost between windows (a window with no marks is not emitted).
 
-import { Subject, bufferTime, filter, map, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import {
+  Subject,
+  bufferTime,
+  filter,
+  map,
+  type Observable,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 

@@ -35,7 +35,8 @@ export interface ComplianceChange extends Compliance {
 
 /** The change from `before` to `after`, or undefined when both lists are the same. */
 export function diffCompliance(before: Compliance, after: Compliance): ComplianceChange | undefined {
-  if (sameList(before.missing, after.missing) && sameList(before.conflicts, after.conflicts)) return undefined;
+  if (sameList(before.missing, after.missing) && sameList(before.conflicts, after.conflicts))
+    return undefined;
   return {
     ...after,
     newlyMissing: after.missing.filter((k) => !before.missing.includes(k)),

@@ -12,7 +12,10 @@ export interface LivenessThresholds {
   readonly evictAfterMs: number;
 }
 
-export function livenessThresholds(heartbeatIntervalMs: number, staleMissedHeartbeats: number): LivenessThresholds {
+export function livenessThresholds(
+  heartbeatIntervalMs: number,
+  staleMissedHeartbeats: number,
+): LivenessThresholds {
   return {
     disconnectAfterMs: heartbeatIntervalMs * 1.5,
     evictAfterMs: heartbeatIntervalMs * staleMissedHeartbeats,

@@ -32,7 +32,6 @@ export const connectedKeys: readonly { key: ConnectedKey; transport: Transport; 
   { key: 'http_gateway', transport: 'http', via: 'gateway' },
 ];
 
-
 /** SPEC: "When svc_fleet_size exceeds metrics.per_agent_series_limit, all per-agent series are omitted". */
 export const isCapped = (size: number, limit: number): boolean => size > limit;
 

@@ -61,4 +61,5 @@ export const supervisorValue = 'opentelemetry-opampsupervisor';
  * True when the agent declares `opamp.managed_by: opentelemetry-opampsupervisor`. False means "not
  * declared", not "not managed".
  */
-export const isSupervisorManaged = (agent: AgentState): boolean => attributeOf(agent, managedByKey) === supervisorValue;
+export const isSupervisorManaged = (agent: AgentState): boolean =>
+  attributeOf(agent, managedByKey) === supervisorValue;

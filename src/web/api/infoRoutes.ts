@@ -9,7 +9,8 @@ import { statusView } from '../views/statusView.ts';
 import { observed, type ApiDeps, type ApiRouter } from './apiRouter.ts';
 import { sendJson } from './jsonResponse.ts';
 
-const single = (ctx: Context, key: string): string | undefined => new URLSearchParams(ctx.querystring).get(key) ?? undefined;
+const single = (ctx: Context, key: string): string | undefined =>
+  new URLSearchParams(ctx.querystring).get(key) ?? undefined;
 
 export function infoRoutes(router: ApiRouter, deps: ApiDeps): void {
   router.get('/api/status', observed('/api/status', deps), (ctx) => {

@@ -13,7 +13,8 @@ export const maxJobBodyBytes = 64 * 1024;
 export function jobRoutes(router: ApiRouter, deps: ApiDeps): void {
   router.post('/api/jobs', async (ctx) => {
     const store = deps.jobStore;
-    if (store === undefined) return ctx.throw(503, 'jobs need persistence: database.host is not set', { expose: true });
+    if (store === undefined)
+      return ctx.throw(503, 'jobs need persistence: database.host is not set', { expose: true });
     const body = await readJsonBody(ctx.req, maxJobBodyBytes);
     if (!body.ok) {
       // The unread rest of an oversized body is not worth keeping the connection for.

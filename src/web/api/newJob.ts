@@ -4,13 +4,19 @@
 
 import type { NewJob } from '../../persistence/jobStore.ts';
 
-export type ValidatedJob = { readonly ok: true; readonly job: NewJob } | { readonly ok: false; readonly error: string };
+export type ValidatedJob =
+  { readonly ok: true; readonly job: NewJob } | { readonly ok: false; readonly error: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function validateNewJob(body: unknown): ValidatedJob {
   if (!isObject(body)) return { ok: false, error: 'request body must be a JSON object' };
-  const fields: Record<'filter' | 'action' | 'submitted_by', string> = { filter: '', action: '', submitted_by: '' };
+  const fields: Record<'filter' | 'action' | 'submitted_by', string> = {
+    filter: '',
+    action: '',
+    submitted_by: '',
+  };
   for (const name of ['filter', 'action', 'submitted_by'] as const) {
     const v = body[name];
     if (v === undefined || v === null) return { ok: false, error: `${name} is required` };
@@ -19,6 +25,7 @@ export function validateNewJob(body: unknown): ValidatedJob {
     fields[name] = v;
   }
   const config = body.action_config;
-  if (config !== undefined && !isObject(config)) return { ok: false, error: 'action_config must be a JSON object' };
+  if (config !== undefined && !isObject(config))
+    return { ok: false, error: 'action_config must be a JSON object' };
   return { ok: true, job: { ...fields, action_config: config ?? {} } };
 }

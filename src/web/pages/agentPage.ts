@@ -21,7 +21,13 @@ function detailLocals(agent: AgentState, now: number) {
     .map((name) => {
       const file = agent.effectiveConfig?.[name] ?? { body: '', contentType: '' };
       const language = detectLanguage(name, file.contentType, file.body);
-      return { name: name || '(unnamed)', contentType: file.contentType, language, bytes: Buffer.byteLength(file.body), tokens: highlight(file.body, language) };
+      return {
+        name: name || '(unnamed)',
+        contentType: file.contentType,
+        language,
+        bytes: Buffer.byteLength(file.body),
+        tokens: highlight(file.body, language),
+      };
     });
   return {
     now,
@@ -31,7 +37,10 @@ function detailLocals(agent: AgentState, now: number) {
     partialUrl: `/partials/agents/${encodeURIComponent(agent.uid)}`,
     href: agentHref(agent.uid),
     sequence: agent.sequenceNum.toString(),
-    capabilities: Object.entries(view.capability_flags).map(([name, on]) => ({ name: name.replaceAll('_', ' '), on })),
+    capabilities: Object.entries(view.capability_flags).map(([name, on]) => ({
+      name: name.replaceAll('_', ' '),
+      on,
+    })),
     capabilitiesRaw: agent.capabilities.toString(),
     capabilitiesHex: `0x${agent.capabilities.toString(16)}`,
     configs,

@@ -52,7 +52,9 @@ export function agentRow(agent: AgentState, req: FleetRequest): AgentRow {
     version: view.version,
     status,
     statusLabel: statusLabels[status],
-    chips: attributes.slice(0, maxChips).map(([key, value]) => ({ key, value, href: addAttributeHref(req, key, value) })),
+    chips: attributes
+      .slice(0, maxChips)
+      .map(([key, value]) => ({ key, value, href: addAttributeHref(req, key, value) })),
     moreChips: Math.max(0, attributes.length - maxChips),
     via: view.connection.via_gateway ? 'gateway' : 'direct',
     transport: view.connection.transport,
@@ -82,7 +84,11 @@ export function columns(req: FleetRequest) {
     };
   });
   // Attributes are not sortable; the column sits between version and via.
-  return [...cols.slice(0, 3), { label: 'Attributes', class: 'hide-narrow', href: '', mark: '', ariaSort: undefined }, ...cols.slice(3)];
+  return [
+    ...cols.slice(0, 3),
+    { label: 'Attributes', class: 'hide-narrow', href: '', mark: '', ariaSort: undefined },
+    ...cols.slice(3),
+  ];
 }
 
 export interface FleetTable {
@@ -90,7 +96,12 @@ export interface FleetTable {
   readonly total: number;
 }
 
-export function tableLocals(req: FleetRequest, table: FleetTable, partial: boolean, error: string | undefined) {
+export function tableLocals(
+  req: FleetRequest,
+  table: FleetTable,
+  partial: boolean,
+  error: string | undefined,
+) {
   const { offset, limit } = req.page;
   const to = Math.min(offset + table.rows.length, table.total);
   const filtered = req.filter !== undefined && !req.filter.empty;
@@ -114,11 +125,26 @@ export function tableLocals(req: FleetRequest, table: FleetTable, partial: boole
 
 function emptyState(req: FleetRequest, total: number, filtered: boolean, error: string | undefined) {
   if (error !== undefined)
-    return { title: 'Nothing to show', text: 'Fix the filter above to see agents.', href: '/', link: 'Clear all filters' };
+    return {
+      title: 'Nothing to show',
+      text: 'Fix the filter above to see agents.',
+      href: '/',
+      link: 'Clear all filters',
+    };
   if (total > 0)
-    return { title: 'No agents on this page', text: `The filtered fleet has ${total} agents.`, href: pageHref(req, 0), link: 'Go to the first page' };
+    return {
+      title: 'No agents on this page',
+      text: `The filtered fleet has ${total} agents.`,
+      href: pageHref(req, 0),
+      link: 'Go to the first page',
+    };
   if (filtered)
-    return { title: 'No agents match these filters', text: 'Loosen or remove a filter to see more agents.', href: '/', link: 'Clear all filters' };
+    return {
+      title: 'No agents match these filters',
+      text: 'Loosen or remove a filter to see more agents.',
+      href: '/',
+      link: 'Clear all filters',
+    };
   return {
     title: 'No agents yet',
     text: 'Agents appear here as soon as they connect to the OpAMP endpoint (/v1/opamp) over WebSocket or HTTP.',

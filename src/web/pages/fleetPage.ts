@@ -56,6 +56,10 @@ export function mountFleetPage(router: Router, deps: PagesDeps): void {
   router.get('/partials/agents', async (ctx) => {
     const req = parseFleetRequest(ctx.querystring);
     const table = await tableFor(deps, req);
-    sendHtml(ctx, req.error === undefined ? 200 : 400, deps.render('partials/agents', { now: deps.now(), ...table }));
+    sendHtml(
+      ctx,
+      req.error === undefined ? 200 : 400,
+      deps.render('partials/agents', { now: deps.now(), ...table }),
+    );
   });
 }

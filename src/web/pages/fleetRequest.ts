@@ -28,7 +28,8 @@ function parseSort(params: URLSearchParams): Sort | string {
   const order = params.getAll('order');
   if (sort.length > 1 || order.length > 1) return 'sort and order may be given only once';
   const key = sort[0] ?? defaultSort.key;
-  if (!isSortKey(key)) return `sort must be one of status, name, version, via, transport, last_seen, instance; got ${JSON.stringify(key)}`;
+  if (!isSortKey(key))
+    return `sort must be one of status, name, version, via, transport, last_seen, instance; got ${JSON.stringify(key)}`;
   const dir = order[0] ?? 'asc';
   if (dir !== 'asc' && dir !== 'desc') return `order must be asc or desc, got ${JSON.stringify(dir)}`;
   return { key, order: dir };
@@ -40,7 +41,13 @@ export function parseFleetRequest(search: string): FleetRequest {
   const sort = parseSort(params);
   const page = parsePage(params);
   const parsed = parseFleetQuery(params, { ignoreEmpty: true });
-  const error = !parsed.ok ? parsed.error : !page.ok ? page.error : typeof sort === 'string' ? sort : undefined;
+  const error = !parsed.ok
+    ? parsed.error
+    : !page.ok
+      ? page.error
+      : typeof sort === 'string'
+        ? sort
+        : undefined;
   return {
     params,
     filter: parsed.ok ? parsed.filter : undefined,
@@ -68,7 +75,8 @@ export const pollUrl = (req: FleetRequest): string => `/partials/agents${querySt
 
 /** Clicking the current sort column flips its order; a new column starts ascending (last seen: newest first). */
 export function sortHref(req: FleetRequest, key: SortKey): string {
-  const order = req.sort.key === key ? (req.sort.order === 'asc' ? 'desc' : 'asc') : key === 'last_seen' ? 'desc' : 'asc';
+  const order =
+    req.sort.key === key ? (req.sort.order === 'asc' ? 'desc' : 'asc') : key === 'last_seen' ? 'desc' : 'asc';
   return edited(req.params, (p) => {
     firstPage(p);
     p.set('sort', key);
@@ -103,7 +111,10 @@ export function addAttributeHref(req: FleetRequest, key: string, value: string):
   });
 }
 
-function without(params: URLSearchParams, drop: (key: string, value: string, nth: number) => boolean): URLSearchParams {
+function without(
+  params: URLSearchParams,
+  drop: (key: string, value: string, nth: number) => boolean,
+): URLSearchParams {
   const out = new URLSearchParams();
   const seen = new Map<string, number>();
   for (const [k, v] of params) {

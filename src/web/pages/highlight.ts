@@ -23,7 +23,8 @@ export function detectLanguage(filename: string, contentType: string, body: stri
   return /^\s*[\w.-]+\s*:(\s|$)/m.test(body) ? 'yaml' : 'text';
 }
 
-const jsonToken = /("(?:[^"\\\n]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b|([{}[\],:])/g;
+const jsonToken =
+  /("(?:[^"\\\n]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b|([{}[\],:])/g;
 
 function highlightJson(body: string): Token[] {
   const out: Token[] = [];
@@ -100,8 +101,15 @@ function splitKey(line: string): KeyLine | undefined {
   const key = keyText.trimEnd();
   let k = end;
   while (line[k] === ' ' || line[k] === '\t') k++;
-  if (line[k] !== ':' || (k + 1 < line.length && line[k + 1] !== ' ' && line[k + 1] !== '\t')) return undefined;
-  return { indent, dash, key, colon: keyText.slice(key.length) + line.slice(end, k + 1), rest: line.slice(k + 1) };
+  if (line[k] !== ':' || (k + 1 < line.length && line[k + 1] !== ' ' && line[k + 1] !== '\t'))
+    return undefined;
+  return {
+    indent,
+    dash,
+    key,
+    colon: keyText.slice(key.length) + line.slice(end, k + 1),
+    rest: line.slice(k + 1),
+  };
 }
 
 function yamlScalar(text: string): Token[] {
@@ -144,7 +152,11 @@ function highlightYamlLine(line: string): Token[] {
   const item = yamlListItem.exec(line);
   if (item) {
     const [whole, indent = '', dash = ''] = item;
-    return [...(indent ? [{ c: '' as const, v: indent }] : []), { c: 'punct', v: dash }, ...yamlScalar(line.slice(whole.length))];
+    return [
+      ...(indent ? [{ c: '' as const, v: indent }] : []),
+      { c: 'punct', v: dash },
+      ...yamlScalar(line.slice(whole.length)),
+    ];
   }
   return yamlScalar(line);
 }

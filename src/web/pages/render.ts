@@ -34,7 +34,11 @@ export function createRenderer(options: RenderOptions): Renderer {
     compiled.set(name, pug.compileFile(join(dir, `${name}.pug`), { basedir: dir, doctype: 'html' }));
   }
   const ms = options.pollIntervalMs;
-  const shared = { pollTrigger: `every ${ms}ms`, pollLabel: ms < 1000 ? `${ms}ms` : duration(ms), ...helpers };
+  const shared = {
+    pollTrigger: `every ${ms}ms`,
+    pollLabel: ms < 1000 ? `${ms}ms` : duration(ms),
+    ...helpers,
+  };
   return (view, locals) => {
     const template = compiled.get(view);
     if (template === undefined) throw new Error(`no such view: ${view}`);

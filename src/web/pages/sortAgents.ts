@@ -28,7 +28,8 @@ const comparators: Readonly<Record<SortKey, Compare>> = {
   status: (a, b) => statusRank[agentStatus(a)] - statusRank[agentStatus(b)],
   name: (a, b) => text.compare(displayName(a), displayName(b)),
   // Numeric collation orders 1.10.0 after 1.9.2; agents without a version sort first ascending.
-  version: (a, b) => text.compare(attributeOf(a, 'service.version') ?? '', attributeOf(b, 'service.version') ?? ''),
+  version: (a, b) =>
+    text.compare(attributeOf(a, 'service.version') ?? '', attributeOf(b, 'service.version') ?? ''),
   via: (a, b) => Number(a.session.viaGateway) - Number(b.session.viaGateway),
   transport: (a, b) => text.compare(a.session.transport, b.session.transport),
   last_seen: (a, b) => a.lastSeen - b.lastSeen,
@@ -37,7 +38,8 @@ const comparators: Readonly<Record<SortKey, Compare>> = {
 
 /** Sorts in place and returns the array. The uid tie-break is ascending in both orders. */
 export function sortAgents(agents: AgentState[], sort: Sort): AgentState[] {
-  if (sort.key === 'instance') return sort.order === 'asc' ? agents.sort(byUid) : agents.sort((a, b) => byUid(b, a));
+  if (sort.key === 'instance')
+    return sort.order === 'asc' ? agents.sort(byUid) : agents.sort((a, b) => byUid(b, a));
   const compare = comparators[sort.key];
   const sign = sort.order === 'asc' ? 1 : -1;
   return agents.sort((a, b) => sign * compare(a, b) || byUid(a, b));

@@ -25,7 +25,13 @@ function segments(fleet: { total: number; healthy: number; unhealthy: number; he
 function statusLocals(deps: PagesDeps) {
   const now = deps.now();
   const status = statusView(deps.build, deps.startedAtMs, now, fleetCounts(deps.registry.values()));
-  return { now, status, uptimeMs: status.uptime_seconds * 1000, segments: segments(status.fleet), pollUrl: '/partials/status' };
+  return {
+    now,
+    status,
+    uptimeMs: status.uptime_seconds * 1000,
+    segments: segments(status.fleet),
+    pollUrl: '/partials/status',
+  };
 }
 
 export function mountStatusPage(router: Router, deps: PagesDeps): void {

@@ -13,7 +13,10 @@ export const maxRegexBytes = 1024;
 
 function compileRegex(m: Matcher): Parsed<RE2JS> {
   if (Buffer.byteLength(m.value, 'utf8') > maxRegexBytes) {
-    return { ok: false, error: `regex of matcher on ${JSON.stringify(m.key)} is longer than ${maxRegexBytes} bytes` };
+    return {
+      ok: false,
+      error: `regex of matcher on ${JSON.stringify(m.key)} is longer than ${maxRegexBytes} bytes`,
+    };
   }
   try {
     return { ok: true, value: RE2JS.compile(m.value) };

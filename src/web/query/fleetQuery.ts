@@ -55,7 +55,8 @@ export interface ParseOptions {
   readonly ignoreEmpty?: boolean;
 }
 
-export type ParsedQuery = { readonly ok: true; readonly filter: FleetFilter } | { readonly ok: false; readonly error: string };
+export type ParsedQuery =
+  { readonly ok: true; readonly filter: FleetFilter } | { readonly ok: false; readonly error: string };
 
 const booleanPredicates: Record<BooleanFilterKey, (value: boolean) => AgentPredicate> = {
   // healthy=false matches agents that reported unhealthy, not those whose health is unknown.
@@ -90,7 +91,8 @@ function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTer
     terms.push({ kind: 'matcher', source: 'match', matcher: parsed.value });
   }
   for (const key of bare) {
-    for (const value of values(key)) terms.push({ kind: 'matcher', source: 'bare', matcher: { key, op: '=', value } });
+    for (const value of values(key))
+      terms.push({ kind: 'matcher', source: 'bare', matcher: { key, op: '=', value } });
   }
   for (const [i, key] of keys.entries()) {
     if (key === '') return 'attr_key must not be empty';
@@ -131,4 +133,10 @@ export function parseFleetQuery(params: URLSearchParams, options: ParseOptions =
 }
 
 /** The filter that matches every agent. */
-export const matchAll: FleetFilter = Object.freeze({ empty: true, terms: [], matches: () => true, attributeTests: [], agentTests: [] });
+export const matchAll: FleetFilter = Object.freeze({
+  empty: true,
+  terms: [],
+  matches: () => true,
+  attributeTests: [],
+  agentTests: [],
+});

@@ -17,7 +17,8 @@ export interface Matcher {
   readonly value: string;
 }
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+export type Parsed<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
 export const isRegexOp = (op: MatchOp): boolean => op === '=~' || op === '!~';
 
@@ -43,7 +44,8 @@ export function parseMatcher(text: string): Parsed<Matcher> {
     return { ok: false, error: `matcher ${JSON.stringify(text)} has no operator (use =, !=, =~ or !~)` };
   }
   const key = text.slice(0, found.index).trim();
-  if (key === '') return { ok: false, error: `matcher ${JSON.stringify(text)} has no attribute key before ${found.op}` };
+  if (key === '')
+    return { ok: false, error: `matcher ${JSON.stringify(text)} has no attribute key before ${found.op}` };
   const rawValue = text.slice(found.index + found.op.length).trim();
   const first = rawValue[0];
   if ((first === '"' || first === "'") && (rawValue.length < 2 || !rawValue.endsWith(first))) {

@@ -9,18 +9,26 @@ export interface Page {
 export const defaultLimit = 100;
 export const maxLimit = 1000;
 
-export type ParsedPage = { readonly ok: true; readonly page: Page } | { readonly ok: false; readonly error: string };
+export type ParsedPage =
+  { readonly ok: true; readonly page: Page } | { readonly ok: false; readonly error: string };
 
 const digits = /^[0-9]{1,15}$/;
 
-function integerParam(params: URLSearchParams, key: string, fallback: number, min: number, max: number): number | string {
+function integerParam(
+  params: URLSearchParams,
+  key: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number | string {
   const given = params.getAll(key);
   if (given.length > 1) return `${key} may be given only once`;
   const [text] = given;
   if (text === undefined) return fallback;
   const n = digits.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
+    const range =
+      max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
     return `${key} must be ${range}, got ${JSON.stringify(text)}`;
   }
   return n;

@@ -5,7 +5,10 @@
 
 import type { AgentState } from '../../projections/registry/agentState.ts';
 
-export function* mergeByUid(first: Iterable<AgentState>, second: readonly AgentState[]): Generator<AgentState> {
+export function* mergeByUid(
+  first: Iterable<AgentState>,
+  second: readonly AgentState[],
+): Generator<AgentState> {
   let j = 0;
   let lastSecond: string | undefined;
   const nextSecond = (): AgentState | undefined => {

@@ -14,6 +14,8 @@ server.on('upgrade', (req, socket, head) => {
   });
 });
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`,
+  );
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -8,7 +8,13 @@ import { connectionSettings } from '../../../src/persistence/connectionSettings.
 import { applyServiceMigrations } from '../../../src/persistence/migrate.ts';
 import { createPools, type Pools } from '../../../src/persistence/pools.ts';
 import type { AgentState } from '../../../src/projections/registry/agentState.ts';
-import { createTestDatabase, startPostgresServer, type PostgresServer, type ServerAddress, type TestDatabase } from '../../../spec/support/postgres.ts';
+import {
+  createTestDatabase,
+  startPostgresServer,
+  type PostgresServer,
+  type ServerAddress,
+  type TestDatabase,
+} from '../../../spec/support/postgres.ts';
 
 export interface BenchDatabase {
   readonly db: TestDatabase;
@@ -19,7 +25,12 @@ export interface BenchDatabase {
 
 function fromUrl(url: string): ServerAddress {
   const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+  return {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+  };
 }
 
 export async function openBenchDatabase(poolMax = 10): Promise<BenchDatabase> {
@@ -42,7 +53,11 @@ export async function openBenchDatabase(poolMax = 10): Promise<BenchDatabase> {
   };
 }
 
-const configBody = (n: number, version: number) => `# agent ${n} v${version}\n${'receivers:\n  otlp:\n    protocols: { grpc: {}, http: {} }\n'.repeat(14)}`.slice(0, 1024);
+const configBody = (n: number, version: number) =>
+  `# agent ${n} v${version}\n${'receivers:\n  otlp:\n    protocols: { grpc: {}, http: {} }\n'.repeat(14)}`.slice(
+    0,
+    1024,
+  );
 
 export function syntheticAgent(n: number, lastSeen: number): AgentState {
   const uid = `01900000-0000-7000-8000-${n.toString(16).padStart(12, '0')}` as InstanceUid;
@@ -53,17 +68,38 @@ export function syntheticAgent(n: number, lastSeen: number): AgentState {
     sequenceNum: BigInt(n),
     capabilities: 0x3fn,
     description: {
-      identifying: { 'service.name': `svc-${n % 50}`, 'service.instance.id': uid, 'service.version': '1.2.3' },
-      nonIdentifying: { 'host.name': `host-${n}`, 'os.type': 'linux', 'deployment.environment': n % 2 ? 'prod' : 'staging' },
+      identifying: {
+        'service.name': `svc-${n % 50}`,
+        'service.instance.id': uid,
+        'service.version': '1.2.3',
+      },
+      nonIdentifying: {
+        'host.name': `host-${n}`,
+        'os.type': 'linux',
+        'deployment.environment': n % 2 ? 'prod' : 'staging',
+      },
     },
-    health: { healthy: true, startTimeNanos: 1_700_000_000_000_000_000n, lastError: '', status: 'ok', statusTimeNanos: 1_700_000_000_000_000_000n, components: {} },
+    health: {
+      healthy: true,
+      startTimeNanos: 1_700_000_000_000_000_000n,
+      lastError: '',
+      status: 'ok',
+      statusTimeNanos: 1_700_000_000_000_000_000n,
+      components: {},
+    },
     effectiveConfig: { 'collector.yaml': { body: configBody(n, lastSeen), contentType: 'text/yaml' } },
     packages: null,
     missingAttributes: [],
     reservedAttributeConflicts: [],
     complianceUpdatedAt: null,
     connected: true,
-    session: { connectionId: 1 as ConnectionId, transport: 'ws', viaGateway: false, remoteAddr: '10.0.0.1:40000', tlsSubject: null },
+    session: {
+      connectionId: 1 as ConnectionId,
+      transport: 'ws',
+      viaGateway: false,
+      remoteAddr: '10.0.0.1:40000',
+      tlsSubject: null,
+    },
     connectionChangedAt: lastSeen - 60_000,
   };
 }

@@ -13,7 +13,17 @@ async function measure(ctx: BenchContext, direct: number, relayed: number) {
   try {
     await sleep(500);
     const before = memoryKiB(server.pid).rss;
-    const common = { url: server.opampUrl, transport: 'ws' as const, heartbeatMs: 30_000, flapRate: 0.01, configBytes: 1024, attributes: 10, churnPerSecond: 0, rampPerSecond: 5000, localAddresses: ctx.localAddresses };
+    const common = {
+      url: server.opampUrl,
+      transport: 'ws' as const,
+      heartbeatMs: 30_000,
+      flapRate: 0.01,
+      configBytes: 1024,
+      attributes: 10,
+      churnPerSecond: 0,
+      rampPerSecond: 5000,
+      localAddresses: ctx.localAddresses,
+    };
     const fleets = [createFleet({ ...common, agents: direct, gateways: 0 })];
     if (relayed > 0) fleets.push(createFleet({ ...common, agents: relayed, gateways: 8 }));
     const t0 = performance.now();
@@ -30,7 +40,16 @@ async function measure(ctx: BenchContext, direct: number, relayed: number) {
     const count = connected();
     for (const f of fleets) await f.stop();
     if (!ok) ctx.log(`  only ${count} of ${all} agents connected`);
-    return { agents: count, perAgentKiB: (mem.rss - before) / Math.max(count, 1), rssMiB: mem.rss / 1024, peakMiB: mem.peak / 1024, baseMiB: before / 1024, connectSeconds, cpu, errors };
+    return {
+      agents: count,
+      perAgentKiB: (mem.rss - before) / Math.max(count, 1),
+      rssMiB: mem.rss / 1024,
+      peakMiB: mem.peak / 1024,
+      baseMiB: before / 1024,
+      connectSeconds,
+      cpu,
+      errors,
+    };
   } finally {
     await server.stop();
   }
@@ -44,7 +63,12 @@ const scenario: Scenario = {
     // Each socket is one fd in the server and one in this process; leave room for everything else.
     const direct = ctx.quick ? 300 : Math.min(50_000, ctx.fdLimit - 1000);
     const variants: [string, number, number][] = [[`${direct} direct WebSocket agents`, direct, 0]];
-    if (!ctx.quick && direct < 50_000) variants.push([`50,000 agents: ${direct} direct + ${50_000 - direct} via 8 gateway connections`, direct, 50_000 - direct]);
+    if (!ctx.quick && direct < 50_000)
+      variants.push([
+        `50,000 agents: ${direct} direct + ${50_000 - direct} via 8 gateway connections`,
+        direct,
+        50_000 - direct,
+      ]);
     const rows: ResultRow[] = [];
     let directPerAgent = NaN;
     for (const [label, d, r] of variants) {
@@ -67,8 +91,15 @@ const scenario: Scenario = {
     }
     return {
       rows,
-      goals: [`RSS per directly connected agent ≤ 16 KiB: ${directPerAgent <= 16 ? 'met' : 'not met'} (${round(directPerAgent, 2)} KiB)`],
-      notes: !ctx.quick && direct < 50_000 ? [`RLIMIT_NOFILE is ${ctx.fdLimit} here and cannot be raised (no CAP_SYS_RESOURCE), so one server process holds at most ~${direct} sockets.`] : [],
+      goals: [
+        `RSS per directly connected agent ≤ 16 KiB: ${directPerAgent <= 16 ? 'met' : 'not met'} (${round(directPerAgent, 2)} KiB)`,
+      ],
+      notes:
+        !ctx.quick && direct < 50_000
+          ? [
+              `RLIMIT_NOFILE is ${ctx.fdLimit} here and cannot be raised (no CAP_SYS_RESOURCE), so one server process holds at most ~${direct} sockets.`,
+            ]
+          : [],
     };
   },
 };

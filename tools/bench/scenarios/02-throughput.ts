@@ -31,7 +31,13 @@ async function measure(ctx: BenchContext, target: Target) {
     const seconds = (performance.now() - t0) / 1000;
     const mem = memoryKiB(server.pid);
     await stop();
-    return { perCpuSecond: replies / Math.max(cpu, 0.01), perSecond: replies / seconds, cpu, errors: counters.errors, peakKiB: mem.peak };
+    return {
+      perCpuSecond: replies / Math.max(cpu, 0.01),
+      perSecond: replies / seconds,
+      cpu,
+      errors: counters.errors,
+      peakKiB: mem.peak,
+    };
   } finally {
     await server.stop();
   }
@@ -58,7 +64,8 @@ const scenario: Scenario = {
       perCpu.set(key, m);
       ctx.log(`  ${key}: ${round(m)} msg per CPU-s`);
       rows.push({
-        server: target.server === 'service' ? 'this service' : `bare ${target.transport === 'ws' ? 'ws' : 'http'}`,
+        server:
+          target.server === 'service' ? 'this service' : `bare ${target.transport === 'ws' ? 'ws' : 'http'}`,
         transport: target.transport,
         'messages / server CPU-s (median)': round(m),
         'messages / s (wall)': round(median(runs.map((r) => r.perSecond))),

@@ -22,7 +22,17 @@ async function registryTotal(uiUrl: string): Promise<number | undefined> {
 async function measure(ctx: BenchContext, total: number, ws: number) {
   const server = await ctx.startService({ fleet: { heartbeat_interval: '1h' } });
   try {
-    const common = { url: server.opampUrl, heartbeatMs: 3_600_000, flapRate: 0, configBytes: 1024, attributes: 10, churnPerSecond: 0, rampPerSecond: ctx.quick ? 2000 : 10_000, gateways: 0, localAddresses: ctx.localAddresses };
+    const common = {
+      url: server.opampUrl,
+      heartbeatMs: 3_600_000,
+      flapRate: 0,
+      configBytes: 1024,
+      attributes: 10,
+      churnPerSecond: 0,
+      rampPerSecond: ctx.quick ? 2000 : 10_000,
+      gateways: 0,
+      localAddresses: ctx.localAddresses,
+    };
     const fleets = [createFleet({ ...common, agents: ws, transport: 'ws' })];
     if (total > ws) fleets.push(createFleet({ ...common, agents: total - ws, transport: 'http' }));
     const cpu0 = cpuSeconds(server.pid);
@@ -53,7 +63,9 @@ const scenario: Scenario = {
     const runs = [];
     for (let i = 0; i < ctx.runs; i++) {
       const r = await measure(ctx, total, ws);
-      ctx.log(`  run ${i + 1}: all ${total} registered after ${round(r.allSeconds, 2)} s, ${r.errors} errors, registry ${r.inRegistry ?? 'n/a'}`);
+      ctx.log(
+        `  run ${i + 1}: all ${total} registered after ${round(r.allSeconds, 2)} s, ${r.errors} errors, registry ${r.inRegistry ?? 'n/a'}`,
+      );
       runs.push(r);
     }
     const all = median(runs.map((r) => r.allSeconds));
@@ -68,7 +80,9 @@ const scenario: Scenario = {
         errors: runs.reduce((a, r) => a + r.errors, 0),
       },
     ];
-    const allRegistered = runs.every((r) => r.replies >= total && (r.inRegistry === undefined || r.inRegistry === total));
+    const allRegistered = runs.every(
+      (r) => r.replies >= total && (r.inRegistry === undefined || r.inRegistry === total),
+    );
     return {
       rows,
       goals: [

@@ -6,7 +6,10 @@ import type { ResultRow, Scenario } from '../scenario.ts';
 import { createFleet } from '../../simulate/fleet.ts';
 import { percentile, round, waitFor } from '../support/numbers.ts';
 
-async function timeRequests(url: string, count: number): Promise<{ p50: number; p99: number; status: number; bytes: number }> {
+async function timeRequests(
+  url: string,
+  count: number,
+): Promise<{ p50: number; p99: number; status: number; bytes: number }> {
   const times: number[] = [];
   let status = 0;
   let bytes = 0;
@@ -29,7 +32,19 @@ const scenario: Scenario = {
     const agents = ctx.quick ? 1000 : 100_000;
     const server = await ctx.startService({ fleet: { heartbeat_interval: '1h' } });
     try {
-      const fleet = createFleet({ url: server.opampUrl, agents, transport: 'http', gateways: 0, heartbeatMs: 3_600_000, flapRate: 0, configBytes: 256, attributes: 10, churnPerSecond: 0, rampPerSecond: 0, localAddresses: ctx.localAddresses });
+      const fleet = createFleet({
+        url: server.opampUrl,
+        agents,
+        transport: 'http',
+        gateways: 0,
+        heartbeatMs: 3_600_000,
+        flapRate: 0,
+        configBytes: 256,
+        attributes: 10,
+        churnPerSecond: 0,
+        rampPerSecond: 0,
+        localAddresses: ctx.localAddresses,
+      });
       const t0 = performance.now();
       await fleet.start();
       // Heartbeats may add replies; the first report of every agent is what counts here.
@@ -41,7 +56,11 @@ const scenario: Scenario = {
       const queries: [string, string, number][] = [
         ['GET /api/agents (unfiltered, limit 100)', `${server.uiUrl}/api/agents`, n],
         ['GET /api/agents?healthy=true', `${server.uiUrl}/api/agents?healthy=true`, n],
-        ['GET /api/agents?match=service.name=~"check.*"', `${server.uiUrl}/api/agents?match=${encodeURIComponent('service.name=~"check.*"')}`, n],
+        [
+          'GET /api/agents?match=service.name=~"check.*"',
+          `${server.uiUrl}/api/agents?match=${encodeURIComponent('service.name=~"check.*"')}`,
+          n,
+        ],
         ['GET /metrics/fleet', `${server.telemetryUrl}/metrics/fleet`, ctx.quick ? 3 : 20],
       ];
       const rows: ResultRow[] = [];
@@ -51,11 +70,21 @@ const scenario: Scenario = {
         const r = await timeRequests(url, count);
         if (label.includes('match=')) regexP99 = r.status === 200 ? r.p99 : NaN;
         ctx.log(`  ${label}: p50 ${round(r.p50, 1)} ms, p99 ${round(r.p99, 1)} ms (HTTP ${r.status})`);
-        rows.push({ query: label, agents, requests: count, status: r.status, 'p50 ms': round(r.p50, 1), 'p99 ms': round(r.p99, 1), 'response KiB': round(r.bytes / 1024, 1) });
+        rows.push({
+          query: label,
+          agents,
+          requests: count,
+          status: r.status,
+          'p50 ms': round(r.p50, 1),
+          'p99 ms': round(r.p99, 1),
+          'response KiB': round(r.bytes / 1024, 1),
+        });
       }
       return {
         rows,
-        goals: [`regex matcher p99 ≤ 50 ms: ${regexP99 <= 50 ? 'met' : 'not met'} (${round(regexP99, 1)} ms)`],
+        goals: [
+          `regex matcher p99 ≤ 50 ms: ${regexP99 <= 50 ? 'met' : 'not met'} (${round(regexP99, 1)} ms)`,
+        ],
         notes: [`registering ${agents} agents over HTTP took ${round(loadSeconds, 1)} s`],
       };
     } finally {

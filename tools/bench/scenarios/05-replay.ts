@@ -24,9 +24,16 @@ const scenario: Scenario = {
     writeSyntheticRecording({ file, messages, agents });
     const rates: number[] = [];
     for (let i = 0; i < ctx.runs; i++) {
-      const { stdout } = await run(process.execPath, [join(repoRoot, 'tools/replay.ts'), file, '--output', 'summary'], { maxBuffer: 1 << 24 });
-      const { summary } = JSON.parse(stdout) as { summary: { messages: number; elapsed_ms: number; messages_per_second: number } };
-      if (summary.messages !== messages) throw new Error(`replayed ${summary.messages} of ${messages} messages`);
+      const { stdout } = await run(
+        process.execPath,
+        [join(repoRoot, 'tools/replay.ts'), file, '--output', 'summary'],
+        { maxBuffer: 1 << 24 },
+      );
+      const { summary } = JSON.parse(stdout) as {
+        summary: { messages: number; elapsed_ms: number; messages_per_second: number };
+      };
+      if (summary.messages !== messages)
+        throw new Error(`replayed ${summary.messages} of ${messages} messages`);
       rates.push(summary.messages_per_second);
       ctx.log(`  run ${i + 1}: ${summary.messages_per_second} messages/s`);
     }

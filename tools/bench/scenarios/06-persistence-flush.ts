@@ -17,7 +17,12 @@ const scenario: Scenario = {
     const count = ctx.quick ? 2000 : 100_000;
     const bench = await openBenchDatabase();
     try {
-      const writer = createAgentWriter(bench.pools.write, { policy: defaultWritePolicy, observe: () => undefined, concurrency: Number(process.env.SVC_BENCH_CONCURRENCY ?? writeConcurrency(splitPool(10).write)), chunkSize: Number(process.env.SVC_BENCH_CHUNK ?? 5000) });
+      const writer = createAgentWriter(bench.pools.write, {
+        policy: defaultWritePolicy,
+        observe: () => undefined,
+        concurrency: Number(process.env.SVC_BENCH_CONCURRENCY ?? writeConcurrency(splitPool(10).write)),
+        chunkSize: Number(process.env.SVC_BENCH_CHUNK ?? 5000),
+      });
       const times = { insert: [] as number[], update: [] as number[] };
       let lastSeen = 1_800_000_000_000;
       for (let run = 0; run < ctx.runs; run++) {
@@ -28,14 +33,19 @@ const scenario: Scenario = {
           const t = performance.now();
           const result = await writer.saveAgents(agents);
           const ms = performance.now() - t;
-          if (result.failed.length > 0) throw new Error(`flush failed for ${result.failed.length} agents: ${String(result.error)}`);
-          if (result.applied.size !== count) throw new Error(`only ${result.applied.size} of ${count} rows changed`);
+          if (result.failed.length > 0)
+            throw new Error(`flush failed for ${result.failed.length} agents: ${String(result.error)}`);
+          if (result.applied.size !== count)
+            throw new Error(`only ${result.applied.size} of ${count} rows changed`);
           times[kind].push(ms);
           ctx.log(`  ${kind}: ${count} agents in ${round(ms)} ms`);
         }
       }
       const rows: ResultRow[] = (['insert', 'update'] as const).map((kind) => ({
-        flush: kind === 'insert' ? 'first flush (rows inserted)' : 'changed agents (rows updated, configs replaced)',
+        flush:
+          kind === 'insert'
+            ? 'first flush (rows inserted)'
+            : 'changed agents (rows updated, configs replaced)',
         agents: count,
         'median ms': round(median(times[kind])),
         'agents/s': round(count / (median(times[kind]) / 1000)),
@@ -43,7 +53,9 @@ const scenario: Scenario = {
       const update = median(times.update);
       return {
         rows,
-        goals: [`flush of ${count} changed agents ≤ 5000 ms: ${update <= 5000 ? 'met' : 'not met'} (${round(update)} ms)`],
+        goals: [
+          `flush of ${count} changed agents ≤ 5000 ms: ${update <= 5000 ? 'met' : 'not met'} (${round(update)} ms)`,
+        ],
         notes: [`${bench.label}; 1 KiB effective config per agent; chunks of 5,000 agents per transaction`],
       };
     } finally {

@@ -29,16 +29,27 @@ const scenario: Scenario = {
     const count = ctx.quick ? 2000 : 100_000;
     const bench = await openBenchDatabase();
     try {
-      const writer = createAgentWriter(bench.pools.write, { policy: { ...defaultWritePolicy, timeoutMs: 60_000 }, observe: () => undefined, concurrency: 4 });
+      const writer = createAgentWriter(bench.pools.write, {
+        policy: { ...defaultWritePolicy, timeoutMs: 60_000 },
+        observe: () => undefined,
+        concurrency: 4,
+      });
       const now = Date.now();
       await writer.saveAgents(Array.from({ length: count }, (_, n) => syntheticAgent(n, now)));
       await bench.pools.write.query('VACUUM ANALYZE agents, agent_session');
 
-      const reader = createPgStoreReader(bench.pools.read, { now: () => Date.now(), disconnectAfterMs: 45_000, listFreshMs: 0 });
+      const reader = createPgStoreReader(bench.pools.read, {
+        now: () => Date.now(),
+        disconnectAfterMs: 45_000,
+        listFreshMs: 0,
+      });
       await reader.listAgents();
       const uncached = await timed(ctx.quick ? 3 : 20, () => reader.listAgents());
 
-      const server = await ctx.startService({ database: bench.db.config, fleet: { heartbeat_interval: '1h' } });
+      const server = await ctx.startService({
+        database: bench.db.config,
+        fleet: { heartbeat_interval: '1h' },
+      });
       const rows: ResultRow[] = [];
       let httpP99 = NaN;
       try {
@@ -46,7 +57,8 @@ const scenario: Scenario = {
         const get = async () => {
           const res = await fetch(url);
           const body = (await res.json()) as { total: number; partial: boolean };
-          if (res.status !== 200 || body.partial || body.total !== count) throw new Error(`unexpected list: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+          if (res.status !== 200 || body.partial || body.total !== count)
+            throw new Error(`unexpected list: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
         };
         await timed(5, get);
         const http = await timed(ctx.quick ? 20 : 300, get);
@@ -54,17 +66,37 @@ const scenario: Scenario = {
         // Spaced past the snapshot's maximum age (10 s): every request waits for a full store read.
         const cold = await timed(ctx.quick ? 2 : 5, get, 10_200);
         rows.push(
-          { measurement: 'GET /api/agents (sequential requests)', 'stored agents': count, requests: http.length, 'p50 ms': round(percentile(http, 0.5), 1), 'p99 ms': round(httpP99, 1) },
-          { measurement: 'GET /api/agents, 10.2 s apart (snapshot expired: waits for the read)', 'stored agents': count, requests: cold.length, 'p50 ms': round(percentile(cold, 0.5), 1), 'p99 ms': round(percentile(cold, 0.99), 1) },
+          {
+            measurement: 'GET /api/agents (sequential requests)',
+            'stored agents': count,
+            requests: http.length,
+            'p50 ms': round(percentile(http, 0.5), 1),
+            'p99 ms': round(httpP99, 1),
+          },
+          {
+            measurement: 'GET /api/agents, 10.2 s apart (snapshot expired: waits for the read)',
+            'stored agents': count,
+            requests: cold.length,
+            'p50 ms': round(percentile(cold, 0.5), 1),
+            'p99 ms': round(percentile(cold, 0.99), 1),
+          },
         );
       } finally {
         await server.stop();
       }
-      rows.push({ measurement: 'store read alone (listAgents, no cache)', 'stored agents': count, requests: uncached.length, 'p50 ms': round(percentile(uncached, 0.5), 1), 'p99 ms': round(percentile(uncached, 0.99), 1) });
+      rows.push({
+        measurement: 'store read alone (listAgents, no cache)',
+        'stored agents': count,
+        requests: uncached.length,
+        'p50 ms': round(percentile(uncached, 0.5), 1),
+        'p99 ms': round(percentile(uncached, 0.99), 1),
+      });
       return {
         rows,
         goals: [`merged list p99 ≤ 200 ms: ${httpP99 <= 200 ? 'met' : 'not met'} (${round(httpP99, 1)} ms)`],
-        notes: [`${bench.label}; lists share a store snapshot refreshed in the background (fresh 1 s, at most 10 s old; docs/persistence.md)`],
+        notes: [
+          `${bench.label}; lists share a store snapshot refreshed in the background (fresh 1 s, at most 10 s old; docs/persistence.md)`,
+        ],
       };
     } finally {
       await bench.close();

@@ -17,7 +17,9 @@ export interface LoadCounters {
 
 const capabilities = 0x1 | 0x800 | 0x2000;
 const healthField = (healthy: boolean) => {
-  const full = encodeAgentToServer({ health: { healthy, status: healthy ? 'StatusOK' : 'StatusRecoverableError' } });
+  const full = encodeAgentToServer({
+    health: { healthy, status: healthy ? 'StatusOK' : 'StatusRecoverableError' },
+  });
   return Buffer.from(full); // field 5 with its tag and length
 };
 const health = [healthField(false), healthField(true)];
@@ -38,11 +40,21 @@ class LoadAgent {
   private seq = 0;
   /** The first message registers the agent with a description, so no full state is requested. */
   first(): Uint8Array {
-    return encodeAgentToServer({ instanceUid: instanceUidBytes(this.uid), sequenceNum: this.seq++, capabilities, agentDescription: describeAgent(this.seq, this.uid), health: { healthy: true } });
+    return encodeAgentToServer({
+      instanceUid: instanceUidBytes(this.uid),
+      sequenceNum: this.seq++,
+      capabilities,
+      agentDescription: describeAgent(this.seq, this.uid),
+      health: { healthy: true },
+    });
   }
   next(): Buffer {
     const seq = this.seq++;
-    return Buffer.concat([this.uidField, Buffer.from([0x10, ...varint(seq), 0x20, ...varint(capabilities)]), health[seq % 2]!]);
+    return Buffer.concat([
+      this.uidField,
+      Buffer.from([0x10, ...varint(seq), 0x20, ...varint(capabilities)]),
+      health[seq % 2]!,
+    ]);
   }
 }
 
@@ -69,7 +81,14 @@ export async function runWsLoad(url: string, connections: number, window: number
   );
   return async () => {
     running = false;
-    await Promise.all(sockets.map((ws) => new Promise<void>((resolve) => (ws.readyState === WebSocket.CLOSED ? resolve() : (ws.once('close', () => resolve()), ws.close())))));
+    await Promise.all(
+      sockets.map(
+        (ws) =>
+          new Promise<void>((resolve) =>
+            ws.readyState === WebSocket.CLOSED ? resolve() : (ws.once('close', () => resolve()), ws.close()),
+          ),
+      ),
+    );
   };
 }
 
@@ -79,7 +98,11 @@ export function runHttpLoad(url: string, agents: number, counters: LoadCounters)
   const target = new URL('/v1/opamp', url);
   let running = true;
   const loop = (agent: LoadAgent, body: Uint8Array) => {
-    const req = request(target, { method: 'POST', agent: pool, headers: { 'Content-Type': 'application/x-protobuf', 'Content-Length': body.length } });
+    const req = request(target, {
+      method: 'POST',
+      agent: pool,
+      headers: { 'Content-Type': 'application/x-protobuf', 'Content-Length': body.length },
+    });
     req.on('response', (res) => {
       res.resume();
       res.on('end', () => {

@@ -18,7 +18,11 @@ export const round = (n: number, digits = 0): number => Math.round(n * 10 ** dig
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` every `everyMs` until it holds or `timeoutMs` passes; returns whether it held. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<boolean> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<boolean> {
   const end = performance.now() + timeoutMs;
   while (performance.now() < end) {
     if (await check()) return true;

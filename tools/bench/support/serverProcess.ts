@@ -20,7 +20,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-function waitForLine(child: ChildProcess, stream: NodeJS.ReadableStream, match: (line: string) => Record<string, string> | undefined, what: string) {
+function waitForLine(
+  child: ChildProcess,
+  stream: NodeJS.ReadableStream,
+  match: (line: string) => Record<string, string> | undefined,
+  what: string,
+) {
   return new Promise<Record<string, string>>((resolve, reject) => {
     const lines = createInterface({ input: stream });
     const timer = setTimeout(() => reject(new Error(`${what} did not start within 30 s`)), 30_000);
@@ -52,7 +57,10 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 /** Starts the service with `config` (YAML keys as an object) merged over bench defaults. */
-export async function startService(dir: string, config: Record<string, unknown> = {}): Promise<ServerProcess> {
+export async function startService(
+  dir: string,
+  config: Record<string, unknown> = {},
+): Promise<ServerProcess> {
   const file = join(dir, `service-${Date.now()}.json`);
   const base = {
     listeners: { opamp: '127.0.0.1:0', ui: '127.0.0.1:0', telemetry: '127.0.0.1:0' },
@@ -77,12 +85,27 @@ export async function startService(dir: string, config: Record<string, unknown> 
     'the service',
   );
   child.stderr.resume();
-  return { kind: 'service', pid: child.pid!, opampUrl: urls.opamp!, uiUrl: urls.ui!, telemetryUrl: urls.telemetry!, stop: stopper(child) };
+  return {
+    kind: 'service',
+    pid: child.pid!,
+    opampUrl: urls.opamp!,
+    uiUrl: urls.ui!,
+    telemetryUrl: urls.telemetry!,
+    stop: stopper(child),
+  };
 }
 
 /** Starts a bare baseline server (tools/bench/bare/<name>.ts), which prints {"url": ...} when ready. */
 export async function startBare(name: 'bareWsServer' | 'bareHttpServer'): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(repoRoot, `tools/bench/bare/${name}.ts`)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-  const { url } = await waitForLine(child, child.stdout, (line) => (line.startsWith('{') ? (JSON.parse(line) as Record<string, string>) : undefined), name);
+  const child = spawn(process.execPath, [join(repoRoot, `tools/bench/bare/${name}.ts`)], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const { url } = await waitForLine(
+    child,
+    child.stdout,
+    (line) => (line.startsWith('{') ? (JSON.parse(line) as Record<string, string>) : undefined),
+    name,
+  );
   return { kind: name, pid: child.pid!, opampUrl: url!, uiUrl: '', telemetryUrl: '', stop: stopper(child) };
 }

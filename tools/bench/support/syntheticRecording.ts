@@ -35,7 +35,11 @@ export function writeSyntheticRecording(options: SyntheticOptions): { messages: 
   const heartbeatMs = options.heartbeatMs ?? 30_000;
   const startedAt = options.startedAt ?? Date.UTC(2026, 0, 1);
   const fd = openSync(options.file, 'w');
-  const fleet = { heartbeat_interval: heartbeatMs, stale_missed_heartbeats: 3, required_attributes: ['service.name'] };
+  const fleet = {
+    heartbeat_interval: heartbeatMs,
+    stale_missed_heartbeats: 3,
+    required_attributes: ['service.name'],
+  };
   let pending: Buffer[] = [encodePreamble({ startedAt, fleet })];
   let pendingBytes = pending[0]!.length;
   let bytes = 0;
@@ -54,7 +58,10 @@ export function writeSyntheticRecording(options: SyntheticOptions): { messages: 
     for (let i = 0; i < agents.length && written < options.messages; i++) {
       const agent = agents[i]!;
       const flap = round > 0 && (round * 31 + i) % 100 === 0;
-      const payload = round === 0 || flap ? nextMessage(agent, messageOptions, flap) : heartbeat(agent.uidBytes, agent.sequenceNum++);
+      const payload =
+        round === 0 || flap
+          ? nextMessage(agent, messageOptions, flap)
+          : heartbeat(agent.uidBytes, agent.sequenceNum++);
       const record = encodeRecord({
         kind: 'message',
         receivedAt: startedAt + round * heartbeatMs + Math.floor(i * step),
