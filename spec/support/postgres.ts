@@ -154,7 +154,8 @@ async function installTls(dataDir: string, tls: { cert: string; key: string }): 
 let shared: Promise<ServerAddress> | undefined;
 let sharedServer: PostgresServer | undefined;
 
-function fromUrl(url: string): ServerAddress {
+/** The address in a postgres:// URL (SVC_TEST_DATABASE_URL, SVC_BENCH_DATABASE_URL). */
+export function fromUrl(url: string): ServerAddress {
   const u = new URL(url);
   return {
     host: u.hostname,

@@ -10,9 +10,9 @@ import { createPools, type Pools } from '../../../src/persistence/pools.ts';
 import type { AgentState } from '../../../src/projections/registry/agentState.ts';
 import {
   createTestDatabase,
+  fromUrl,
   startPostgresServer,
   type PostgresServer,
-  type ServerAddress,
   type TestDatabase,
 } from '../../../spec/support/postgres.ts';
 
@@ -21,16 +21,6 @@ export interface BenchDatabase {
   readonly pools: Pools;
   readonly label: string;
   close(): Promise<void>;
-}
-
-function fromUrl(url: string): ServerAddress {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 5432),
-    user: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-  };
 }
 
 export async function openBenchDatabase(poolMax = 10): Promise<BenchDatabase> {
