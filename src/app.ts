@@ -26,9 +26,9 @@ import { createLivenessSweeper } from './projections/liveness/livenessSweeper.ts
 import { livenessThresholds, type LivenessThresholds } from './projections/liveness/sweep.ts';
 import { createRegistryProjection, type Registry } from './projections/registry/registryProjection.ts';
 import { createPersistence, type Persistence } from './persistence/persistence.ts';
-import { createObservability, type Metrics } from './web/telemetry/observability.ts';
-import { registerPersistenceMetrics } from './web/telemetry/persistenceMetrics.ts';
-import { createTelemetryApp } from './web/telemetryApp.ts';
+import { createObservability, type Metrics } from './telemetry/telemetry.ts';
+import { registerPersistenceMetrics } from './telemetry/persistenceMetrics.ts';
+import { createTelemetryApp } from './telemetry/telemetryApp.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
 import { createTelemetryAuth, createUiAuth } from './web/auth.ts';
 import { createUiApp } from './web/uiApp.ts';

@@ -5,10 +5,10 @@
 import { readStringFlags } from '../src/io/config/commandLine.ts';
 import { ConfigError, loadConfig } from '../src/io/config/loadConfig.ts';
 import { createLogger } from '../src/io/logger.ts';
-import { connectionSettings } from '../src/persistence/connectionSettings.ts';
-import { createBoss } from '../src/persistence/jobQueue.ts';
-import { runMigrations } from '../src/persistence/migrate.ts';
-import { createPools } from '../src/persistence/pools.ts';
+import { connectionSettings } from '../src/persistence/database/connectionSettings.ts';
+import { createBoss } from '../src/persistence/jobs/jobQueue.ts';
+import { runMigrations } from '../src/persistence/database/migrate.ts';
+import { createPools } from '../src/persistence/database/pools.ts';
 
 async function main(): Promise<number> {
   let config;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type pg from 'pg';
 import type { App } from '../../src/app.ts';
-import { connectionSettings } from '../../src/persistence/connectionSettings.ts';
-import { applyServiceMigrations } from '../../src/persistence/migrate.ts';
+import { connectionSettings } from '../../src/persistence/database/connectionSettings.ts';
+import { applyServiceMigrations } from '../../src/persistence/database/migrate.ts';
 import { agentMessage, description, newUid, WsAgent } from '../support/agentClient.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { startApp } from '../support/startApp.ts';

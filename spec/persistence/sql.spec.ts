@@ -1,10 +1,14 @@
 import { expect } from 'chai';
-import { agentColumns } from '../../src/persistence/agentColumns.ts';
-import { arrayLiteral } from '../../src/persistence/arrayLiteral.ts';
-import { connectionSettings, connectionUrl, tlsOptions } from '../../src/persistence/connectionSettings.ts';
-import { splitPool } from '../../src/persistence/pools.ts';
-import { upsertAgentsSql } from '../../src/persistence/writeSql.ts';
-import { agent } from './storeFixtures.ts';
+import { agentColumns } from '../../src/persistence/agents/agentColumns.ts';
+import { arrayLiteral } from '../../src/persistence/database/arrayLiteral.ts';
+import {
+  connectionSettings,
+  connectionUrl,
+  tlsOptions,
+} from '../../src/persistence/database/connectionSettings.ts';
+import { splitPool } from '../../src/persistence/database/pools.ts';
+import { upsertAgentsSql } from '../../src/persistence/agents/agentWriteSql.ts';
+import { agent } from './agents/storeFixtures.ts';
 
 const database = {
   host: 'db.example',

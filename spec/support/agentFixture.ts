@@ -2,7 +2,7 @@
 
 import type { ComponentHealth, Session } from '../../src/events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../src/events/ids.ts';
-import type { AgentState } from '../../src/projections/registry/agentState.ts';
+import type { AgentState } from '../../src/projections/agent/agentState.ts';
 
 export const uidOf = (n: number): InstanceUid =>
   `00000000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;

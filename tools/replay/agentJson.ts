@@ -1,7 +1,7 @@
 // The registry's record of an agent as JSON: every AgentState field, bigints as decimal strings and
 // times as ISO 8601 UTC. Used for the replay output and to compare a replayed registry with a live one.
 
-import type { AgentState } from '../../src/projections/registry/agentState.ts';
+import type { AgentState } from '../../src/projections/agent/agentState.ts';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { decodeAgentToServer, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
 import { toFleetEvents } from '../../../src/io/opamp/toFleetEvents.ts';
-import type { AgentState } from '../../../src/projections/registry/agentState.ts';
-import { evolveAgent } from '../../../src/projections/registry/evolveAgent.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import { description } from '../../support/agentClient.ts';
 import { session, uid } from '../../support/events.ts';
 

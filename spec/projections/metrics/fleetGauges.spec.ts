@@ -3,9 +3,9 @@ import type { Session } from '../../../src/events/agentData.ts';
 import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
 import type { ConnectionId, InstanceUid } from '../../../src/events/ids.ts';
 import { measureFleet } from '../../../src/projections/metrics/fleetGauges.ts';
-import { supervisorValue } from '../../../src/projections/registry/agentState.ts';
-import type { AgentState } from '../../../src/projections/registry/agentState.ts';
-import { evolveAgent } from '../../../src/projections/registry/evolveAgent.ts';
+import { supervisorValue } from '../../../src/projections/agent/agentState.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import { fleetCounts } from '../../../src/projections/registry/fleetCounts.ts';
 
 const uid = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;

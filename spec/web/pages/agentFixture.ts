@@ -1,7 +1,7 @@
 // AgentState records for unit specs of the page helpers (plain data, as the registry holds them).
 
 import type { ComponentHealth } from '../../../src/events/agentData.ts';
-import type { AgentState } from '../../../src/projections/registry/agentState.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import { agent, health as baseHealth, testSession, uidOf } from '../../support/agentFixture.ts';
 
 export { uidOf };

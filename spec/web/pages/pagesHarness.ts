@@ -7,7 +7,7 @@ import { pino, type Logger } from 'pino';
 import type { App } from '../../../src/app.ts';
 import { readBuildInfo } from '../../../src/io/buildInfo.ts';
 import { baseUrl, closeServer, createPlainServer, listen } from '../../../src/io/listen.ts';
-import type { AgentStoreReader } from '../../../src/persistence/storeReader.ts';
+import type { AgentStoreReader } from '../../../src/persistence/agents/storeReader.ts';
 import { createFleetReader, type FleetReader } from '../../../src/web/read/fleetReader.ts';
 import { createUiApp } from '../../../src/web/uiApp.ts';
 import { agentMessage, description, newUid, WsAgent } from '../../support/agentClient.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseFleetQuery, maxMatchers, type ParseOptions } from '../../../src/web/query/fleetQuery.ts';
-import type { AgentState } from '../../../src/projections/registry/agentState.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import { agent, health, testSession } from '../../support/agentFixture.ts';
 
 // A small fleet; each case lists which names a query selects.

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createEventBus } from '../../../src/events/bus.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
-import type { AgentStoreReader } from '../../../src/persistence/storeReader.ts';
-import type { AgentState } from '../../../src/projections/registry/agentState.ts';
+import type { AgentStoreReader } from '../../../src/persistence/agents/storeReader.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import {
   createRegistryProjection,
   type RegistryProjection,

@@ -5,7 +5,7 @@
 
 import type { EventBus } from '../../events/bus.ts';
 import type { InstanceUid } from '../../events/ids.ts';
-import { decideFullState } from '../../projections/registry/fullState.ts';
+import { decideFullState } from '../../projections/agent/fullState.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import {
   decodeAgentToServer,

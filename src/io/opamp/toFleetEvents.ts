@@ -6,8 +6,8 @@ import type { Session } from '../../events/agentData.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import { diffCompliance, evaluateCompliance } from '../../projections/compliance/evaluateCompliance.ts';
-import type { AgentState } from '../../projections/registry/agentState.ts';
-import type { PresentParts } from '../../projections/registry/fullState.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { PresentParts } from '../../projections/agent/fullState.ts';
 import { toBigUint, type WireAgentToServer } from './codec.ts';
 import { toDescription, toEffectiveConfig, toHealth, toPackageStatuses } from './wireToData.ts';
 

@@ -3,7 +3,7 @@
 // last_seen and never changes it (rule 14).
 
 import type { AgentEvent } from '../../events/fleetEvent.ts';
-import type { AgentState } from '../registry/agentState.ts';
+import type { AgentState } from '../agent/agentState.ts';
 
 export interface LivenessThresholds {
   /** No message for more than this → disconnected (1.5 × heartbeat interval). */

@@ -4,7 +4,7 @@
 // per-agent visitor runs only when the series are not capped.
 
 import type { Route, Transport } from '../../events/agentData.ts';
-import { isSupervisorManaged, type AgentState } from '../registry/agentState.ts';
+import { isSupervisorManaged, type AgentState } from '../agent/agentState.ts';
 
 /** The attribute and value that mark an agent as run by the OpAMP supervisor. */
 

@@ -4,7 +4,7 @@
 // Uint32Array instead of every agent's attribute map: the difference between chasing pointers through
 // 100,000 records and scanning 400 KB. Pure.
 
-import { attributeOf, type AgentState } from './agentState.ts';
+import { attributeOf, type AgentState } from '../agent/agentState.ts';
 
 export interface AttributeColumn {
   /** Per agent in instance_uid order: index into `values`. */

@@ -1,7 +1,7 @@
 // Fleet counts for /api/status, the status page and the fleet gauges. Computed on demand in one pass
 // over the registry (cheap at 100,000 agents) rather than kept by hand.
 
-import type { AgentState } from './agentState.ts';
+import type { AgentState } from '../agent/agentState.ts';
 
 export interface FleetCounts {
   total: number;

@@ -11,9 +11,9 @@ import type { Observable, Subscription } from 'rxjs';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
 import { isAgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
-import type { AgentState } from './agentState.ts';
+import type { AgentState } from '../agent/agentState.ts';
 import { buildAttributeColumn, type AttributeColumn } from './attributeColumn.ts';
-import { evolveAgent } from './evolveAgent.ts';
+import { evolveAgent } from '../agent/evolveAgent.ts';
 
 const BTree = BTreeModule.default;
 

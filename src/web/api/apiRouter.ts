@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { JobStore } from '../../persistence/jobStore.ts';
+import type { JobStore } from '../../persistence/jobs/jobStore.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
 import { agentRoutes } from './agentRoutes.ts';

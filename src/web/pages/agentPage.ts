@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { parseInstanceUid } from '../../events/ids.ts';
-import type { AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
 import { agentDetail } from '../views/agentView.ts';
 import { agentStatus, statusLabels } from './agentStatus.ts';
 import { agentHref } from './fleetModel.ts';

@@ -1,7 +1,7 @@
 // The one status an agent row shows. Disconnected wins over any reported health (issue 6): a
 // disconnected agent's last health report is stale by definition.
 
-import type { AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
 
 export type AgentStatus = 'healthy' | 'unhealthy' | 'unknown' | 'disconnected';
 

@@ -1,7 +1,7 @@
 // The fleet table's template locals: rows of the current page of the sorted set, column headers with
 // sort links, "Showing A–B of N", and an empty state that says why it is empty.
 
-import type { AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
 import { agentSummary } from '../views/agentView.ts';
 import { agentStatus, statusLabels, type AgentStatus } from './agentStatus.ts';
 import { addAttributeHref, pageHref, pollUrl, sortHref, type FleetRequest } from './fleetRequest.ts';

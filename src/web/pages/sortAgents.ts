@@ -1,7 +1,7 @@
 // UI-only ordering of the whole filtered set before paging (SPEC UI rule 3: `sort` and `order` are not
 // filters). Ties fall back to instance_uid ascending, so pages are stable while agents come and go.
 
-import { attributeOf, type AgentState } from '../../projections/registry/agentState.ts';
+import { attributeOf, type AgentState } from '../../projections/agent/agentState.ts';
 import { displayName } from '../views/agentView.ts';
 import { agentStatus, statusRank } from './agentStatus.ts';
 

@@ -3,7 +3,7 @@
 // full value (testExact), as SPEC "GET /api/agents" requires.
 
 import { RE2JS } from 're2js';
-import type { AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
 import { formatMatcher, type Matcher, type Parsed } from './matcher.ts';
 
 export type AgentPredicate = (agent: AgentState) => boolean;

@@ -12,8 +12,8 @@
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { AgentStoreReader } from '../../persistence/storeReader.ts';
-import type { AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentStoreReader } from '../../persistence/agents/storeReader.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { Page } from '../query/page.ts';
 import type { FleetFilter } from '../query/fleetQuery.ts';

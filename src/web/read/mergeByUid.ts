@@ -3,7 +3,7 @@
 // dropped before merging: the local entry wins, SPEC durability rule 4); a uid repeated inside the
 // second stream is yielded once.
 
-import type { AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
 
 export function* mergeByUid(
   first: Iterable<AgentState>,

@@ -3,7 +3,7 @@
 // null, arrays and maps are never null, capabilities/sequence_num stay bigint (see json.ts).
 
 import type { Attributes } from '../../events/agentData.ts';
-import { attributeOf, isSupervisorManaged, type AgentState } from '../../projections/registry/agentState.ts';
+import { attributeOf, isSupervisorManaged, type AgentState } from '../../projections/agent/agentState.ts';
 import { capabilityFlags, type CapabilityFlags } from './capabilityFlags.ts';
 import { healthView, type HealthView } from './healthView.ts';
 import { rfc3339FromMs, rfc3339FromNanos } from './time.ts';

@@ -1,7 +1,7 @@
 // Distinct attribute keys and values across agents, for GET /api/attributes(/values) and the UI's
 // filter suggestions. `prefix` is a case-insensitive substring filter (SPEC "GET /api/attributes").
 
-import type { AgentState } from '../../projections/registry/agentState.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

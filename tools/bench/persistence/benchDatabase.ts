@@ -4,10 +4,10 @@
 
 import type { ConnectionId, InstanceUid } from '../../../src/events/ids.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
-import { connectionSettings } from '../../../src/persistence/connectionSettings.ts';
-import { applyServiceMigrations } from '../../../src/persistence/migrate.ts';
-import { createPools, type Pools } from '../../../src/persistence/pools.ts';
-import type { AgentState } from '../../../src/projections/registry/agentState.ts';
+import { connectionSettings } from '../../../src/persistence/database/connectionSettings.ts';
+import { applyServiceMigrations } from '../../../src/persistence/database/migrate.ts';
+import { createPools, type Pools } from '../../../src/persistence/database/pools.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import {
   createTestDatabase,
   fromUrl,

@@ -2,9 +2,9 @@
 // service's own writer (guarded UNNEST upserts in chunked transactions, written concurrently as the
 // service does with database.pool_max 10; SVC_BENCH_CONCURRENCY and SVC_BENCH_CHUNK override). Goal: within one 5 s window.
 
-import { defaultWritePolicy } from '../../../src/persistence/writeOp.ts';
-import { splitPool } from '../../../src/persistence/pools.ts';
-import { createAgentWriter, writeConcurrency } from '../../../src/persistence/agentWriter.ts';
+import { defaultWritePolicy } from '../../../src/persistence/database/writeOp.ts';
+import { splitPool } from '../../../src/persistence/database/pools.ts';
+import { createAgentWriter, writeConcurrency } from '../../../src/persistence/agents/agentWriter.ts';
 import type { ResultRow, Scenario } from '../scenario.ts';
 import { median, round } from '../support/numbers.ts';
 import { openBenchDatabase, syntheticAgent } from '../persistence/benchDatabase.ts';

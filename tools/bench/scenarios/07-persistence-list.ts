@@ -3,9 +3,9 @@
 // Also reported: requests spaced past the snapshot's maximum age, and the store read alone, which is
 // what a request pays when no recent snapshot exists.
 
-import { createPgStoreReader } from '../../../src/persistence/pgStoreReader.ts';
-import { createAgentWriter } from '../../../src/persistence/agentWriter.ts';
-import { defaultWritePolicy } from '../../../src/persistence/writeOp.ts';
+import { createPgStoreReader } from '../../../src/persistence/agents/pgStoreReader.ts';
+import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
+import { defaultWritePolicy } from '../../../src/persistence/database/writeOp.ts';
 import type { ResultRow, Scenario } from '../scenario.ts';
 import { percentile, round } from '../support/numbers.ts';
 import { openBenchDatabase, syntheticAgent } from '../persistence/benchDatabase.ts';

@@ -1,0 +1,53 @@
+// An in-memory AgentWriter collaborator for the flusher and session-refresh specs: records each
+// batch, can fail, and can hold a write open until the spec releases it.
+
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import type { AgentWriter, BatchResult } from '../../../src/persistence/agents/agentWriter.ts';
+import type { Eviction } from '../../../src/persistence/agents/agentWriteSql.ts';
+
+export class MemoryWriter implements AgentWriter {
+  readonly saves: string[][] = [];
+  readonly deletes: Eviction[][] = [];
+  readonly sessions: AgentState[][] = [];
+  failing = false;
+  private gate: Promise<void> | undefined;
+  private open: (() => void) | undefined;
+
+  /** The next writes wait until release(). */
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+
+  release(): void {
+    this.open?.();
+    this.gate = undefined;
+  }
+
+  private async result(uids: string[]): Promise<BatchResult> {
+    await this.gate;
+    if (this.failing)
+      return { done: [], failed: uids, applied: new Set(), error: new Error('database down') };
+    return { done: uids, failed: [], applied: new Set(uids) };
+  }
+
+  saveAgents(agents: readonly AgentState[]): Promise<BatchResult> {
+    if (agents.length === 0) return Promise.resolve({ done: [], failed: [], applied: new Set() });
+    this.saves.push(agents.map((a) => a.uid).sort());
+    return this.result(agents.map((a) => a.uid));
+  }
+
+  softDeleteAgents(evictions: readonly Eviction[]): Promise<BatchResult> {
+    if (evictions.length === 0) return Promise.resolve({ done: [], failed: [], applied: new Set() });
+    this.deletes.push([...evictions]);
+    return this.result(evictions.map((e) => e.uid));
+  }
+
+  saveSessions(agents: readonly AgentState[]): Promise<BatchResult> {
+    this.sessions.push([...agents]);
+    return this.result(agents.map((a) => a.uid));
+  }
+
+  purge(): Promise<number> {
+    return Promise.resolve(0);
+  }
+}

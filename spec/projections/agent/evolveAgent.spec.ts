@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
+import {
+  checkedIn,
+  connected,
+  described,
+  disconnected,
+  evicted,
+  session,
+  uid,
+} from '../../support/events.ts';
+
+const fold = (events: AgentEvent[], start?: AgentState) =>
+  events.reduce<AgentState | undefined>(evolveAgent, start);
+const a = uid(1);
+
+describe('evolveAgent', () => {
+  it('registers an unknown agent on connect with first_seen and last_seen at the event time', () => {
+    const agent = fold([connected(a, 1000)]);
+    expect(agent).to.include({
+      uid: a,
+      firstSeen: 1000,
+      lastSeen: 1000,
+      connected: true,
+      description: null,
+      health: null,
+    });
+    expect(agent?.missingAttributes).to.deep.equal([]);
+    expect(agent?.reservedAttributeConflicts).to.deep.equal([]);
+  });
+
+  it('moves last_seen, sequence number and capabilities on every check-in', () => {
+    const agent = fold([connected(a, 1000), checkedIn(a, 1000, 0n), checkedIn(a, 2500, 1n)]);
+    expect(agent).to.include({ firstSeen: 1000, lastSeen: 2500, sequenceNum: 1n, capabilities: 1n });
+  });
+
+  it('merges reports field by field: a health report keeps the description', () => {
+    const agent = fold([
+      connected(a, 1),
+      described(a, 1, { 'service.name': 'otelcol' }),
+      {
+        type: 'AgentHealthReported',
+        at: 2,
+        data: {
+          uid: a,
+          health: {
+            healthy: false,
+            startTimeNanos: 5n,
+            lastError: 'x',
+            status: 's',
+            statusTimeNanos: 6n,
+            components: {},
+          },
+        },
+      },
+    ]);
+    expect(agent?.description?.identifying).to.deep.equal({ 'service.name': 'otelcol' });
+    expect(agent?.health?.healthy).to.equal(false);
+  });
+
+  it('disconnects without moving last_seen (rule 14)', () => {
+    const agent = fold([connected(a, 1000), checkedIn(a, 1000), disconnected(a, 9000)]);
+    expect(agent).to.include({ connected: false, lastSeen: 1000, connectionChangedAt: 9000 });
+  });
+
+  it('reconnects a disconnected agent on its next connect, keeping first_seen', () => {
+    const agent = fold([connected(a, 1000), disconnected(a, 2000), connected(a, 3000, session(2))]);
+    expect(agent).to.include({ connected: true, firstSeen: 1000 });
+    expect(agent?.session.connectionId).to.equal(2);
+  });
+
+  it('removes the agent on eviction, and a later connect registers it afresh', () => {
+    const gone = fold([connected(a, 1000), described(a, 1000, { k: 'v' }), evicted(a, 99_000, 1000)]);
+    expect(gone).to.equal(undefined);
+    const back = fold([connected(a, 120_000)], gone);
+    expect(back).to.include({ firstSeen: 120_000, description: null });
+  });
+
+  it('returns the same reference when nothing changes', () => {
+    const agent = fold([connected(a, 1)])!;
+    expect(
+      evolveAgent(agent, {
+        type: 'AgentFullStateRequested',
+        at: 2,
+        data: { uid: a, reason: 'no_description' },
+      }),
+    ).to.equal(agent);
+    const off = evolveAgent(agent, disconnected(a, 3))!;
+    expect(evolveAgent(off, disconnected(a, 4))).to.equal(off);
+  });
+
+  it('ignores reports for an agent it does not hold', () => {
+    expect(evolveAgent(undefined, described(a, 1, {}))).to.equal(undefined);
+    expect(evolveAgent(undefined, checkedIn(a, 1))).to.equal(undefined);
+  });
+});

@@ -1,0 +1,166 @@
+// The write statements (SPEC durability rules 11-17), as pure functions returning { text, values }.
+// Every batch passes one array per column through UNNEST, so the text is the same for 1 or 100,000
+// agents. Times travel as Unix ms (float8) and become timestamptz here.
+
+import type { AgentColumns, ConfigColumns, SessionColumns } from './agentColumns.ts';
+import { arrayLiteral } from '../database/arrayLiteral.ts';
+import type { Sql } from '../database/sql.ts';
+
+const ts = (expr: string) => `to_timestamp(${expr} / 1000.0)`;
+
+/**
+ * Guarded upsert (rules 11, 13): a stored row changes only when its updated_at is older than the
+ * incoming one (the agent's last_seen). first_seen is written on insert only. A row that applies
+ * clears evicted_at, so an agent that comes back after an eviction is visible again. Returns the
+ * uids whose row changed: only those get their session and configs written (rule 12).
+ */
+export function upsertAgentsSql(c: AgentColumns): Sql {
+  return {
+    text: `INSERT INTO agents AS a (instance_uid, first_seen, last_seen, healthy, health_error, health_status,
+  health_start_time, health_status_time, health_reported, health_components, capabilities, identifying,
+  non_identifying, missing_attributes, reserved_attribute_conflicts, compliance_updated_at, packages,
+  evicted_at, updated_at)
+SELECT t.uid, ${ts('t.first_seen')}, ${ts('t.last_seen')}, t.healthy, t.health_error, t.health_status,
+  ${ts('t.health_start_time')}, ${ts('t.health_status_time')}, t.health_reported, t.health_components,
+  t.capabilities, t.identifying, t.non_identifying, t.missing::text[], t.conflicts::text[],
+  ${ts('t.compliance_updated_at')}, t.packages, NULL, ${ts('t.last_seen')}
+FROM UNNEST($1::text[], $2::float8[], $3::float8[], $4::bool[], $5::text[], $6::text[], $7::float8[],
+  $8::float8[], $9::bool[], $10::jsonb[], $11::numeric[], $12::jsonb[], $13::jsonb[], $14::text[],
+  $15::text[], $16::float8[], $17::jsonb[])
+  AS t(uid, first_seen, last_seen, healthy, health_error, health_status, health_start_time,
+  health_status_time, health_reported, health_components, capabilities, identifying, non_identifying,
+  missing, conflicts, compliance_updated_at, packages)
+ON CONFLICT (instance_uid) DO UPDATE SET
+  last_seen = EXCLUDED.last_seen, healthy = EXCLUDED.healthy, health_error = EXCLUDED.health_error,
+  health_status = EXCLUDED.health_status, health_start_time = EXCLUDED.health_start_time,
+  health_status_time = EXCLUDED.health_status_time, health_reported = EXCLUDED.health_reported,
+  health_components = EXCLUDED.health_components, capabilities = EXCLUDED.capabilities,
+  identifying = EXCLUDED.identifying, non_identifying = EXCLUDED.non_identifying,
+  missing_attributes = EXCLUDED.missing_attributes,
+  reserved_attribute_conflicts = EXCLUDED.reserved_attribute_conflicts,
+  compliance_updated_at = EXCLUDED.compliance_updated_at, packages = EXCLUDED.packages,
+  evicted_at = NULL, updated_at = EXCLUDED.updated_at
+WHERE a.updated_at < EXCLUDED.updated_at
+RETURNING a.instance_uid`,
+    values: [
+      c.uid,
+      c.firstSeen,
+      c.lastSeen,
+      c.healthy,
+      c.healthError,
+      c.healthStatus,
+      c.healthStartTime,
+      c.healthStatusTime,
+      c.healthReported,
+      c.healthComponents,
+      c.capabilities,
+      c.identifying,
+      c.nonIdentifying,
+      c.missingAttributes,
+      c.reservedAttributeConflicts,
+      c.complianceUpdatedAt,
+      c.packages,
+    ].map(arrayLiteral),
+  };
+}
+
+/**
+ * Session upsert, for the agents whose row exists. Guarded by the agent's last_seen: a replica
+ * holding an older copy of the agent never overwrites a fresher session written by a sibling; equal
+ * times do apply, so a sweep-detected disconnect (which keeps last_seen, rule 14) reaches the row.
+ */
+export function upsertSessionsSql(c: SessionColumns, { agentsKnownToExist = false } = {}): Sql {
+  // In the flush the agent rows were just written in the same transaction: no join needed.
+  const join = agentsKnownToExist ? '' : '\nJOIN agents a ON a.instance_uid = t.uid';
+  return {
+    text: `INSERT INTO agent_session AS s (instance_uid, connected, remote_addr, tls_subject, via_gateway, transport,
+  description_reported, sequence_num, connection_changed_at, updated_at)
+SELECT t.uid, t.connected, t.remote_addr, t.tls_subject, t.via_gateway, t.transport, t.description_reported,
+  t.sequence_num, ${ts('t.connection_changed_at')}, ${ts('t.updated_at')}
+FROM UNNEST($1::text[], $2::bool[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::bool[],
+  $8::numeric[], $9::float8[], $10::float8[])
+  AS t(uid, connected, remote_addr, tls_subject, via_gateway, transport, description_reported,
+  sequence_num, connection_changed_at, updated_at)${join}
+ON CONFLICT (instance_uid) DO UPDATE SET
+  connected = EXCLUDED.connected, remote_addr = EXCLUDED.remote_addr, tls_subject = EXCLUDED.tls_subject,
+  via_gateway = EXCLUDED.via_gateway, transport = EXCLUDED.transport,
+  description_reported = EXCLUDED.description_reported, sequence_num = EXCLUDED.sequence_num,
+  connection_changed_at = EXCLUDED.connection_changed_at, updated_at = EXCLUDED.updated_at
+WHERE s.updated_at <= EXCLUDED.updated_at
+RETURNING s.instance_uid`,
+    values: [
+      c.uid,
+      c.connected,
+      c.remoteAddr,
+      c.tlsSubject,
+      c.viaGateway,
+      c.transport,
+      c.descriptionReported,
+      c.sequenceNum,
+      c.connectionChangedAt,
+      c.updatedAt,
+    ].map(arrayLiteral),
+  };
+}
+
+/**
+ * Effective configs are replaced wholesale (rule 15), in two statements: first the files of the
+ * saved agents that they no longer report are deleted...
+ */
+export function deleteStaleConfigsSql(uids: readonly string[], c: ConfigColumns): Sql {
+  return {
+    text: `DELETE FROM agent_effective_config c
+WHERE c.instance_uid = ANY($1::text[])
+  AND (c.instance_uid, c.filename) NOT IN (SELECT t.uid, t.filename FROM UNNEST($2::text[], $3::text[]) AS t(uid, filename))`,
+    values: [uids, c.uid, c.filename].map(arrayLiteral),
+  };
+}
+
+/**
+ * ...then every current file is written, one row per file. An upsert rather than delete-and-insert:
+ * the rows end up the same, but an unchanged file name is an in-place (HOT) update that neither
+ * touches the index nor re-checks the foreign key.
+ */
+export function upsertConfigsSql(c: ConfigColumns): Sql {
+  return {
+    text: `INSERT INTO agent_effective_config AS c (instance_uid, filename, body, content_type, updated_at)
+SELECT t.uid, t.filename, t.body, t.content_type, ${ts('t.updated_at')}
+FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[]) AS t(uid, filename, body, content_type, updated_at)
+ON CONFLICT (instance_uid, filename) DO UPDATE SET
+  body = EXCLUDED.body, content_type = EXCLUDED.content_type, updated_at = EXCLUDED.updated_at`,
+    values: [c.uid, c.filename, c.body, c.contentType, c.updatedAt].map(arrayLiteral),
+  };
+}
+
+export interface Eviction {
+  readonly uid: string;
+  /** The evicted copy's last_seen. */
+  readonly lastSeen: number;
+  /** When the sweep evicted it. */
+  readonly at: number;
+}
+
+/**
+ * Soft delete (rule 16): sets evicted_at once and never moves it, and only where the stored
+ * updated_at is not newer than the evicted copy's last_seen, so a replica evicting its stale copy
+ * never hides an agent a sibling still serves.
+ */
+export function softDeleteSql(evictions: readonly Eviction[]): Sql {
+  return {
+    text: `UPDATE agents a SET evicted_at = ${ts('e.at')}
+FROM UNNEST($1::text[], $2::float8[], $3::float8[]) AS e(uid, last_seen, at)
+WHERE a.instance_uid = e.uid AND a.evicted_at IS NULL AND a.updated_at <= ${ts('e.last_seen')}
+RETURNING a.instance_uid`,
+    values: [evictions.map((e) => e.uid), evictions.map((e) => e.lastSeen), evictions.map((e) => e.at)].map(
+      arrayLiteral,
+    ),
+  };
+}
+
+/** Purge (rule 17): soft-deleted rows older than the retention; session and configs cascade. */
+export function purgeSql(nowMs: number, retentionMs: number): Sql {
+  return {
+    text: `DELETE FROM agents WHERE evicted_at IS NOT NULL AND evicted_at < ${ts('$1::float8')}`,
+    values: [nowMs - retentionMs],
+  };
+}

@@ -1,0 +1,142 @@
+// The flush (SPEC durability rules 7, 8, 11-16): each change-tracker window, agents still in the
+// registry are saved and agents no longer in it are soft-deleted, one batch per kind.
+//
+// Contract: never two flushes at once. Marks that arrive during a flush wait for it and are then
+// flushed at once. A failed or timed-out write keeps its agents marked; they are retried after
+// `retryMs`, or sooner with the next window, coalesced with newer changes. stop() waits for the
+// flush in flight, then flushes what is still marked once more (the change tracker delivers its
+// final window when the bus completes, before stop() is called).
+
+import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import type { FleetEvent } from '../../events/fleetEvent.ts';
+import type { InstanceUid } from '../../events/ids.ts';
+import type { Logger } from '../../io/logger.ts';
+import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { AgentWriter } from './agentWriter.ts';
+import type { SessionLedger } from './sessionLedger.ts';
+import type { Eviction } from './agentWriteSql.ts';
+
+export interface FlusherDeps {
+  readonly windows$: Observable<ReadonlySet<InstanceUid>>;
+  /** The bus: evictions are remembered from it, since the registry forgets evicted agents. */
+  readonly events$: Observable<FleetEvent>;
+  readonly registry: Registry;
+  readonly writer: AgentWriter;
+  readonly ledger: SessionLedger;
+  readonly scheduler: SchedulerLike;
+  readonly logger: Logger;
+  readonly retryMs?: number;
+  /** Evictions whose soft delete went through (svc_agents_evicted_total counts at soft-delete time). */
+  readonly onEvictionsWritten?: (n: number) => void;
+}
+
+export interface Flusher {
+  /** Agents marked and not yet written. */
+  readonly pending: number;
+  /** Resolves when no flush is running (specs, benchmarks). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createFlusher(deps: FlusherDeps): Flusher {
+  const { registry, writer, ledger, logger, scheduler } = deps;
+  const retryMs = deps.retryMs ?? 5000;
+  const pending = new Set<InstanceUid>();
+  const evictions = new Map<InstanceUid, Eviction>();
+  let running: Promise<void> | undefined;
+  let retry: Subscription | undefined;
+  let stopped = false;
+
+  function kick(): void {
+    if (running !== undefined || pending.size === 0) return;
+    retry?.unsubscribe();
+    retry = undefined;
+    running = flushOnce()
+      .catch((error: unknown) => logger.error({ err: error }, 'flush failed'))
+      .finally(() => {
+        running = undefined;
+        if (stopped) return;
+        if (failedLast) retry ??= scheduler.schedule(kick, retryMs);
+        else kick();
+      });
+  }
+
+  let failedLast = false;
+
+  async function flushOnce(): Promise<void> {
+    const batch = [...pending];
+    pending.clear();
+    const saves: AgentState[] = [];
+    const deletes: Eviction[] = [];
+    for (const uid of batch) {
+      const agent = registry.get(uid);
+      if (agent !== undefined) saves.push(agent);
+      else {
+        const eviction = evictions.get(uid);
+        if (eviction !== undefined) deletes.push(eviction);
+      }
+    }
+    const saved = await writer.saveAgents(saves);
+    const byUid = new Map(saves.map((a) => [a.uid as string, a]));
+    for (const uid of saved.done) {
+      const agent = byUid.get(uid);
+      if (agent !== undefined) ledger.record(agent);
+      evictions.delete(uid as InstanceUid);
+    }
+    const deleted = await writer.softDeleteAgents(deletes);
+    const sent = new Map(deletes.map((e) => [e.uid, e]));
+    for (const uid of deleted.done) {
+      // A newer eviction of the same agent that arrived meanwhile stays for the next flush.
+      if (evictions.get(uid as InstanceUid) === sent.get(uid)) evictions.delete(uid as InstanceUid);
+      ledger.forget(uid);
+    }
+    if (deleted.done.length > 0) deps.onEvictionsWritten?.(deleted.done.length);
+    const failed = [...saved.failed, ...deleted.failed];
+    for (const uid of failed) pending.add(uid as InstanceUid);
+    failedLast = failed.length > 0;
+    if (failedLast) {
+      logger.warn(
+        { err: saved.error ?? deleted.error, agents: failed.length },
+        'flush failed; agents stay marked for retry',
+      );
+    }
+  }
+
+  const subscriptions = [
+    deps.events$.subscribe((event) => {
+      if (event.type !== 'AgentEvicted') return;
+      try {
+        const { uid, lastSeen } = event.data;
+        evictions.set(uid, { uid, lastSeen, at: event.at });
+      } catch (error) {
+        logger.error({ err: error }, 'eviction bookkeeping failed');
+      }
+    }),
+    deps.windows$.subscribe((uids) => {
+      try {
+        for (const uid of uids) pending.add(uid);
+        kick();
+      } catch (error) {
+        logger.error({ err: error }, 'flush scheduling failed');
+      }
+    }),
+  ];
+
+  return {
+    get pending() {
+      return pending.size;
+    },
+    idle: async () => {
+      while (running !== undefined) await running;
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      retry?.unsubscribe();
+      for (const s of subscriptions) s.unsubscribe();
+      while (running !== undefined) await running;
+      if (pending.size > 0)
+        await flushOnce().catch((error: unknown) => logger.error({ err: error }, 'final flush failed'));
+    },
+  };
+}

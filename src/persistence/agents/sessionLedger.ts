@@ -1,0 +1,49 @@
+// What this replica last wrote to each agent's session row, so the refresh pass (rule 9) rewrites
+// only rows that are due: none written yet, or aged to the keepalive interval with something newer
+// to say (a later last_seen or a changed connection state). Pure data and functions.
+
+import type { AgentState } from '../../projections/agent/agentState.ts';
+
+export interface SessionMark {
+  /** The session row's updated_at: the agent's last_seen when written. */
+  readonly updatedAt: number;
+  readonly connected: boolean;
+}
+
+export interface SessionLedger {
+  record(agent: AgentState): void;
+  forget(uid: string): void;
+  isDue(agent: AgentState, now: number): boolean;
+  readonly size: number;
+}
+
+/**
+ * Rule 9: keepalive is two thirds of the disconnect threshold, clamped so keepalive plus one pass
+ * still fits under the threshold (a sibling reading the row then still finds it fresh, rule 10).
+ */
+export function keepaliveMs(disconnectAfterMs: number, passMs: number): number {
+  return Math.max(0, Math.min((disconnectAfterMs * 2) / 3, disconnectAfterMs - passMs));
+}
+
+export function isSessionDue(
+  mark: SessionMark | undefined,
+  agent: AgentState,
+  now: number,
+  keepalive: number,
+): boolean {
+  if (mark === undefined) return true;
+  if (now - mark.updatedAt < keepalive) return false;
+  return agent.lastSeen > mark.updatedAt || agent.connected !== mark.connected;
+}
+
+export function createSessionLedger(keepalive: number): SessionLedger {
+  const marks = new Map<string, SessionMark>();
+  return {
+    record: (agent) => void marks.set(agent.uid, { updatedAt: agent.lastSeen, connected: agent.connected }),
+    forget: (uid) => void marks.delete(uid),
+    isDue: (agent, now) => isSessionDue(marks.get(agent.uid), agent, now, keepalive),
+    get size() {
+      return marks.size;
+    },
+  };
+}

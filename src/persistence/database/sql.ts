@@ -1,0 +1,7 @@
+// A statement as data: the SQL of every table is built by pure functions returning { text, values },
+// so specs read the statements without a database and the driver sees only parameters.
+
+export interface Sql {
+  readonly text: string;
+  readonly values: unknown[];
+}
