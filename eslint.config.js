@@ -1,11 +1,11 @@
-// ESLint: typescript-eslint's type-checked rules, plus the boundary that keeps IO out of the pure core.
+// ESLint: typescript-eslint's type-checked rules, plus the architecture's import rules
+// (eslint.boundaries.js).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-
-const ioModules = ['node:*', 'pg', 'pg-*', 'ws', 'koa', '@koa/*', 'protobufjs', 'prom-client', 'pino'];
+import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'static/**', 'artifacts/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', 'static/**', 'artifacts/**', 'eslint.config.js', 'eslint.boundaries.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -20,23 +20,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
-  {
-    files: ['src/events/**/*.ts', 'src/projections/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ioModules, message: 'events and projections are pure: no IO libraries here' },
-            {
-              group: ['**/io/**', '**/web/**', '**/persistence/**'],
-              message: 'the core does not import the edges',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...boundaries,
   {
     files: ['spec/**/*.ts', 'tools/**/*.ts'],
     rules: {

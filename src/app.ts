@@ -1,36 +1,32 @@
-// The composition root: config, bus, projections, handler and the three listeners. Tests start it
-// in-process (port 0 addresses); main.ts starts it for real. No module-level singletons.
+// The composition root of the service: the fleet core (src/fleetCore.ts), telemetry, persistence
+// when database.host is set, the web UI and API, the three listeners and the lifecycle. Tests start
+// it in-process (port 0 addresses); main.ts starts it for real. No module-level singletons.
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { createEventBus, type EventBus } from './events/bus.ts';
+import type { EventBus } from './events/bus.ts';
+import { createFleetCore } from './fleetCore.ts';
 import { readBuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
 import { baseUrl, closeServer, createPlainServer, createTlsServer, listen } from './io/listen.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
-import { createOpampHandler } from './io/opamp/handler.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
 import { loadTlsMaterial } from './io/tls/loadTls.ts';
 import { serverTlsOptions } from './io/tls/serverOptions.ts';
 import type { ListenerName } from './io/tls/tlsMaterial.ts';
-import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
-import {
-  createComplianceCounters,
-  type ComplianceCountersProjection,
-} from './projections/compliance/complianceCounters.ts';
-import { createLivenessSweeper } from './projections/liveness/livenessSweeper.ts';
-import { livenessThresholds, type LivenessThresholds } from './projections/liveness/sweep.ts';
-import { createRegistryProjection, type Registry } from './projections/registry/registryProjection.ts';
+import type { ComplianceCountersProjection } from './projections/compliance/complianceCounters.ts';
+import type { LivenessThresholds } from './projections/liveness/sweep.ts';
+import type { Registry } from './projections/registry/registryProjection.ts';
 import { createPersistence, type Persistence } from './persistence/persistence.ts';
-import { createObservability, type Metrics } from './telemetry/telemetry.ts';
-import { registerPersistenceMetrics } from './telemetry/persistenceMetrics.ts';
-import { createTelemetryApp } from './telemetry/telemetryApp.ts';
+import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
+import { createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
+import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
-import { createTelemetryAuth, createUiAuth } from './web/auth.ts';
+import { createUiAuth } from './web/auth.ts';
 import { createUiApp } from './web/uiApp.ts';
 
 export interface AppDeps {
@@ -44,10 +40,9 @@ export interface App {
   readonly bus: EventBus;
   readonly registry: Registry;
   readonly compliance: ComplianceCountersProjection;
-  readonly changes: ChangeTracker;
   readonly thresholds: LivenessThresholds;
-  /** The server and fleet Prometheus registries and the API request observer (docs/observability.md). */
-  readonly metrics: Metrics;
+  /** Telemetry: the server and fleet Prometheus registries among others (docs/observability.md). */
+  readonly telemetry: Telemetry;
   /** Base URLs of the bound listeners, known after start(). */
   readonly urls: { opamp: string; ui: string; telemetry: string };
   start(): Promise<void>;
@@ -60,48 +55,32 @@ export function createApp(config: Config, deps: AppDeps): App {
   const scheduler = deps.scheduler ?? asyncScheduler;
   const onError = (projection: string, error: unknown) =>
     logger.error({ err: error, projection }, 'projection failed');
+  // SPEC durability rule 1: with database.host empty nothing of persistence is created.
+  const persistenceOn = config.database.host !== '';
 
-  const bus = createEventBus();
-  const registry = createRegistryProjection(bus.events$, onError);
-  const compliance = createComplianceCounters(bus.events$, onError);
-  const changes = createChangeTracker(bus.events$);
-  const thresholds = livenessThresholds(
-    config.fleet.heartbeat_interval,
-    config.fleet.stale_missed_heartbeats,
-  );
-  // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
-  const tls = loadTlsMaterial(config);
-
-  const build = readBuildInfo(process.env);
-  const observability = createObservability({
-    config,
-    build,
-    events$: bus.events$,
-    registry,
-    compliance,
-    logger,
+  let recorder: Recorder | undefined;
+  const core = createFleetCore({
+    scheduler,
+    fleet: {
+      heartbeatIntervalMs: config.fleet.heartbeat_interval,
+      staleMissedHeartbeats: config.fleet.stale_missed_heartbeats,
+      requiredAttributes: config.fleet.required_attributes,
+    },
+    // Telemetry is built on the core's projections, so the handler reaches its counters through here
+    // (called only once messages arrive, after createApp has returned).
+    observer: {
+      messageReceived: () => metrics.protocol.messageReceived(),
+      messageFailed: (reason) => metrics.protocol.messageFailed(reason),
+    },
     onError,
-  });
-  const observer = observability.protocolObserver;
-  const eventLog = createEventLog(bus.events$, logger);
-  const handler = createOpampHandler({
-    bus,
-    registry,
-    now: () => scheduler.now(),
-    requiredAttributes: config.fleet.required_attributes,
-    observer,
+    trackChanges: persistenceOn,
     // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
     onInbound: (connection, payload, at) => recorder?.message(connection, payload, at),
     onClosed: (connection, at) => recorder?.connectionClosed(connection, at),
   });
-  const opamp = createOpampServer(handler, observer, {
-    maxMessageBytes: config.opamp.max_message_bytes,
-    onError: (error) => logger.error({ err: error }, 'opamp request failed'),
-    maxConnections: config.opamp.max_connections,
-    idleTimeoutMs: thresholds.evictAfterMs,
-    scheduler,
-    onRefused: (reason) => logger.warn({ reason }, 'opamp connection refused'),
-  });
+  const { bus, registry, compliance, thresholds } = core;
+  // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
+  const tls = loadTlsMaterial(config);
   const authOptions = (listener: ListenerName) => ({
     enabled: tls[listener]?.ca !== undefined,
     mapping: config.auth.role_mapping,
@@ -111,32 +90,50 @@ export function createApp(config: Config, deps: AppDeps): App {
 
   let ready = false;
   let draining = false;
+  const build = readBuildInfo(process.env);
+  const metrics = createTelemetry({
+    config,
+    build,
+    events$: bus.events$,
+    registry,
+    compliance,
+    logger,
+    onError,
+    // SPEC: svc_agents_evicted_total "fires at soft-delete time when persistence is on".
+    evictionsCountedAt: persistenceOn ? 'soft_delete' : 'sweep',
+    isReady: () => ready,
+    isDraining: () => draining,
+    auth: createTelemetryAuth(authOptions('telemetry')),
+  });
+  const eventLog = createEventLog(bus.events$, logger);
+  const opamp = createOpampServer(core.handler, metrics.protocol, {
+    maxMessageBytes: config.opamp.max_message_bytes,
+    onError: (error) => logger.error({ err: error }, 'opamp request failed'),
+    maxConnections: config.opamp.max_connections,
+    idleTimeoutMs: thresholds.evictAfterMs,
+    scheduler,
+    onRefused: (reason) => logger.warn({ reason }, 'opamp connection refused'),
+  });
+
   const startedAt = scheduler.now();
-  // SPEC durability rule 1: with database.host empty nothing of persistence is created.
-  const persistence: Persistence | undefined =
-    config.database.host === ''
-      ? undefined
-      : createPersistence({
-          config,
-          logger,
-          scheduler,
-          registry,
-          events$: bus.events$,
-          windows$: changes.windows$,
-          disconnectAfterMs: thresholds.disconnectAfterMs,
-          registerMetrics: (m) =>
-            registerPersistenceMetrics({
-              server: observability.metrics.server,
-              fleet: observability.metrics.fleet,
-              ...m,
-            }),
-          countEvictions: observability.metrics.countEvictionsExternally(),
-        });
+  let persistenceMetrics: PersistenceMetricsSink | undefined;
+  const persistence: Persistence | undefined = persistenceOn
+    ? createPersistence({
+        config,
+        logger,
+        scheduler,
+        registry,
+        windows$: core.changes!.windows$,
+        publish: (event) => bus.publish(event),
+        disconnectAfterMs: thresholds.disconnectAfterMs,
+        metrics: (gauges) => (persistenceMetrics = metrics.persistenceMetrics(gauges)),
+      })
+    : undefined;
   const reader = createFleetReader({
     registry,
     logger,
     store: persistence?.reader,
-    onStoreFallback: persistence && ((surface) => persistence.metrics.storeFallbackError(surface)),
+    onStoreFallback: persistence && ((surface) => persistenceMetrics?.storeFallbackError(surface)),
   });
   const ui = createUiApp({
     registry,
@@ -146,24 +143,16 @@ export function createApp(config: Config, deps: AppDeps): App {
       build,
       now: () => scheduler.now(),
       startedAt,
-      observeRequest: observability.metrics.observeRequest,
+      observeRequest: metrics.observeRequest,
       jobStore: persistence?.jobs,
     },
     jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,
     auth: createUiAuth(authOptions('ui')),
   });
-  const telemetry = createTelemetryApp({
-    isReady: () => ready,
-    isDraining: () => draining,
-    mount: observability.mount,
-    auth: createTelemetryAuth(authOptions('telemetry')),
-  });
 
   const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};
   const urls = { opamp: '', ui: '', telemetry: '' };
-  let sweeper: ReturnType<typeof createLivenessSweeper> | undefined;
-  let recorder: Recorder | undefined;
 
   async function start(): Promise<void> {
     if (config.debug.record_file !== '') {
@@ -180,11 +169,11 @@ export function createApp(config: Config, deps: AppDeps): App {
     opampServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
       opamp.onUpgrade(req, socket, head),
     );
-    await observability.start();
+    await metrics.start();
     // Migrations (under the advisory lock), purge job and session refresh before agents arrive.
     await persistence?.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
-    const [uiHandler, telemetryHandler] = [ui.callback(), telemetry.callback()];
+    const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];
     servers.ui = await listen(
       serve('ui', (req, res) => void uiHandler(req, res)),
       config.listeners.ui,
@@ -197,7 +186,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     urls.opamp = baseUrl(servers.opamp, scheme('opamp'));
     urls.ui = baseUrl(servers.ui, scheme('ui'));
     urls.telemetry = baseUrl(servers.telemetry, scheme('telemetry'));
-    sweeper = createLivenessSweeper({ bus, registry, thresholds, scheduler, onError });
+    core.startSweeping();
     ready = true;
     logger.info(urls, 'listening');
   }
@@ -208,16 +197,13 @@ export function createApp(config: Config, deps: AppDeps): App {
     logger.info({ drainDelayMs: config.shutdown.drain_delay }, 'draining');
     await new Promise((resolve) => setTimeout(resolve, config.shutdown.drain_delay));
     opamp.ws.closeAll(1001, 'server shutting down');
-    sweeper?.stop();
-    await observability.stop();
+    await metrics.stop();
     await Promise.all(Object.values(servers).map((s) => closeServer(s)));
     await recorder?.close();
-    // The bus completing makes the change tracker deliver its final window; then the last flush.
-    bus.close();
+    // The core stops the sweep and completes the bus: the change tracker delivers its final window,
+    // and persistence flushes it.
+    core.stop();
     await persistence?.stop();
-    registry.stop();
-    compliance.stop();
-    changes.stop();
     eventLog.stop();
     logger.info('stopped');
   }
@@ -227,9 +213,8 @@ export function createApp(config: Config, deps: AppDeps): App {
     bus,
     registry,
     compliance,
-    changes,
     thresholds,
-    metrics: observability.metrics,
+    telemetry: metrics,
     urls,
     start,
     stop,

@@ -51,6 +51,16 @@ export interface PackageStatuses {
   readonly errorMessage: string;
 }
 
+export type RemoteConfigState = 'unset' | 'applied' | 'applying' | 'failed';
+
+/** What the agent says of the remote config it last received (AgentToServer.remote_config_status). */
+export interface RemoteConfigStatus {
+  /** last_remote_config_hash as lowercase hex; empty when the agent has none. */
+  readonly hash: string;
+  readonly status: RemoteConfigState;
+  readonly errorMessage: string;
+}
+
 /**
  * How an agent reaches the service. One object per WebSocket connection (shared by every agent on
  * it) or per HTTP request, so holding it costs an agent one pointer.

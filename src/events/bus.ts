@@ -1,8 +1,10 @@
 // The in-process event bus: an RxJS Subject behind publish() and a read-only events$.
-// Delivery is synchronous: when publish() returns, every subscribed projection has folded the event,
-// so a reply built right after publishing sees the new state.
+// Delivery is synchronous unless `deliverOn` names a scheduler: then every subscriber receives the
+// events later, in order, on that scheduler. Nothing in the service depends on synchronous delivery
+// (the OpAMP handler decides replies from its own fold, never from a projection read back after
+// publishing); specs use `deliverOn` to show it.
 
-import { Subject, type Observable } from 'rxjs';
+import { Subject, observeOn, type Observable, type SchedulerLike } from 'rxjs';
 import type { FleetEvent } from './fleetEvent.ts';
 
 export interface EventBus {
@@ -12,11 +14,17 @@ export interface EventBus {
   close(): void;
 }
 
-export function createEventBus(): EventBus {
+export interface EventBusOptions {
+  /** Deliver on this scheduler instead of synchronously inside publish(). */
+  readonly deliverOn?: SchedulerLike;
+}
+
+export function createEventBus(options: EventBusOptions = {}): EventBus {
   const subject = new Subject<FleetEvent>();
+  const events$ = options.deliverOn ? subject.pipe(observeOn(options.deliverOn)) : subject.asObservable();
   return {
     publish: (event) => subject.next(event),
-    events$: subject.asObservable(),
+    events$,
     close: () => subject.complete(),
   };
 }

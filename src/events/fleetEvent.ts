@@ -70,6 +70,14 @@ export type AgentDisconnected = Fact<'AgentDisconnected', { uid: InstanceUid; re
 /** Removed from the registry after missing the check-in threshold. */
 export type AgentEvicted = Fact<'AgentEvicted', { uid: InstanceUid; lastSeen: number }>;
 
+/**
+ * The soft delete of evicted agents was written to the store (persistence on; SPEC rule 16; the
+ * guard leaves alone a row that a sibling has refreshed since). Published by the flusher; with
+ * persistence on, evictions are counted here (SPEC: svc_agents_evicted_total "fires at soft-delete
+ * time when persistence is on").
+ */
+export type AgentsSoftDeleted = Fact<'AgentsSoftDeleted', { uids: readonly InstanceUid[] }>;
+
 /** A gateway connect handshake was answered on a connection. */
 export type GatewayConnectAnswered = Fact<
   'GatewayConnectAnswered',
@@ -92,7 +100,10 @@ export type AgentEvent =
 
 export type GatewayEvent = GatewayConnectAnswered | GatewayConnectionClosed;
 
-export type FleetEvent = AgentEvent | GatewayEvent;
+/** Facts reported by the store rather than by agents. */
+export type StoreEvent = AgentsSoftDeleted;
+
+export type FleetEvent = AgentEvent | GatewayEvent | StoreEvent;
 
 export type ReportType = 'status' | 'health' | 'effective_config' | 'package_statuses';
 
@@ -113,5 +124,9 @@ export function reportTypeOf(event: FleetEvent): ReportType | undefined {
 }
 
 export function isAgentEvent(event: FleetEvent): event is AgentEvent {
-  return event.type !== 'GatewayConnectAnswered' && event.type !== 'GatewayConnectionClosed';
+  return (
+    event.type !== 'GatewayConnectAnswered' &&
+    event.type !== 'GatewayConnectionClosed' &&
+    event.type !== 'AgentsSoftDeleted'
+  );
 }

@@ -44,6 +44,9 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
     case 'GatewayConnectionClosed':
       logger.debug({ connectionId: event.data.connectionId }, 'gateway connection closed');
       return;
+    case 'AgentsSoftDeleted':
+      logger.debug({ agents: event.data.uids.length }, 'evicted agents soft-deleted');
+      return;
     case 'AgentCheckedIn':
     case 'AgentStatusReported':
     case 'AgentHealthReported':

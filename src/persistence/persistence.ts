@@ -11,11 +11,10 @@
 import type { Middleware } from 'koa';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { FleetEvent } from '../events/fleetEvent.ts';
-import type { InstanceUid } from '../events/ids.ts';
 import type { Config } from '../io/config/schema.ts';
 import type { Logger } from '../io/logger.ts';
+import type { ChangeWindow } from '../projections/changeTracker/changeTracker.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
-import type { PersistenceMetrics, PersistenceMetricsDeps } from '../telemetry/persistenceMetrics.ts';
 import { createAgentWriter, writeConcurrency } from './agents/agentWriter.ts';
 import { connectionSettings, connectionUrl } from './database/connectionSettings.ts';
 import { createFlusher, type Flusher } from './agents/flusher.ts';
@@ -30,26 +29,25 @@ import { createSessionLedger, keepaliveMs } from './agents/sessionLedger.ts';
 import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './agents/sessionRefresher.ts';
 import type { AgentStoreReader } from './agents/storeReader.ts';
 import { defaultWritePolicy, writeOps, type WriteOp, type WritePolicy } from './database/writeOp.ts';
+import type { PersistenceMetricsFactory } from './persistenceMetrics.ts';
 
 export interface PersistenceDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly scheduler: SchedulerLike;
   readonly registry: Registry;
-  readonly events$: Observable<FleetEvent>;
-  readonly windows$: Observable<ReadonlySet<InstanceUid>>;
+  /** The change tracker's windows: what the flusher writes. */
+  readonly windows$: Observable<ChangeWindow>;
+  /** The bus: where the store's own facts (AgentsSoftDeleted) are published. */
+  readonly publish: (event: FleetEvent) => void;
   readonly disconnectAfterMs: number;
-  /** Registers the persistence metrics (web/telemetry/persistenceMetrics.ts) on the app's registries. */
-  readonly registerMetrics: (deps: Omit<PersistenceMetricsDeps, 'server' | 'fleet'>) => PersistenceMetrics;
-  /** svc_agents_evicted_total counts at soft-delete time when persistence is on. */
-  readonly countEvictions: (n: number) => void;
+  readonly metrics: PersistenceMetricsFactory;
   readonly writePolicy?: WritePolicy;
 }
 
 export interface Persistence {
   readonly reader: AgentStoreReader;
   readonly jobs: JobStore;
-  readonly metrics: PersistenceMetrics;
   /** Koa middleware for /jobs-ui; answers 503 until start() has loaded the dashboard. */
   readonly jobsUi: Middleware;
   readonly flusher: Flusher;
@@ -66,7 +64,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     readTimeoutMs: 5000,
     logger,
   });
-  const metrics = deps.registerMetrics({
+  const metrics = deps.metrics({
     writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])) as Record<
       WriteOp,
       number
@@ -81,13 +79,12 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   const ledger = createSessionLedger(keepaliveMs(deps.disconnectAfterMs, sessionPassMs));
   const flusher = createFlusher({
     windows$: deps.windows$,
-    events$: deps.events$,
     registry,
     writer,
     ledger,
     scheduler,
     logger,
-    onEvictionsWritten: deps.countEvictions,
+    publish: deps.publish,
   });
   const now = () => scheduler.now();
   const reader = createPgStoreReader(pools.read, { now, disconnectAfterMs: deps.disconnectAfterMs });
@@ -135,5 +132,5 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     else await next();
   };
 
-  return { reader, jobs, metrics, jobsUi: middleware, flusher, start, stop };
+  return { reader, jobs, jobsUi: middleware, flusher, start, stop };
 }

@@ -1,23 +1,27 @@
 // The persistence metrics (SPEC "Metrics": fleet registry table "Persistence metrics", and
 // svc_list_agents_store_fallback_errors_total on the server registry). Registered only when
-// database.host is set (rule 1): the persistence wiring calls registerPersistenceMetrics with
-// app.metrics.server and app.metrics.fleet; nothing else registers these names.
+// database.host is set (rule 1), through Telemetry.persistenceMetrics; the sink it returns is the
+// implementation of persistence's own metrics port (src/persistence/persistenceMetrics.ts), matched
+// by shape, so neither edge imports the other.
 
 import { Counter, Gauge, Histogram, type Registry as PromRegistry } from 'prom-client';
 
 export type WriteOp = 'save_agent' | 'soft_delete_agent' | 'save_session';
 export type ListSurface = 'api' | 'ui';
 
-export interface PersistenceMetricsDeps {
-  readonly server: PromRegistry;
-  readonly fleet: PromRegistry;
+export interface PersistenceGaugeSources {
   /** Configured write timeout of each operation, in seconds (set once, at registration). */
   readonly writeTimeoutSeconds: Readonly<Record<WriteOp, number>>;
   /** Read at scrape time: connections in use and the configured maximum (database.pool_max). */
-  readonly pool: () => { readonly acquired: number; readonly max: number };
+  pool(): { readonly acquired: number; readonly max: number };
 }
 
-export interface PersistenceMetrics {
+export interface PersistenceMetricsDeps extends PersistenceGaugeSources {
+  readonly server: PromRegistry;
+  readonly fleet: PromRegistry;
+}
+
+export interface PersistenceMetricsSink {
   /** svc_persistence_write_duration_seconds{op}: call on every attempt, failed ones included. */
   observeWrite(op: WriteOp, seconds: number): void;
   /** svc_agents_purged_total: rows deleted by one purge run. */
@@ -26,7 +30,7 @@ export interface PersistenceMetrics {
   storeFallbackError(surface: ListSurface): void;
 }
 
-export function registerPersistenceMetrics(deps: PersistenceMetricsDeps): PersistenceMetrics {
+export function registerPersistenceMetrics(deps: PersistenceMetricsDeps): PersistenceMetricsSink {
   const fleet = [deps.fleet];
   const writes = new Histogram({
     name: 'svc_persistence_write_duration_seconds',

@@ -1,13 +1,19 @@
 // The server registry (/metrics, SPEC "Metrics"): build and config identity, the OpAMP protocol
-// counters (through the handler's ProtocolObserver), the API request metrics, and prom-client's
-// default process and runtime collectors. Registered on an injected Registry, never the global one.
+// counters (the composition root hands them to the OpAMP handler as its observer), the API request
+// metrics, and prom-client's default process and runtime collectors. Registered on an injected
+// Registry, never the global one.
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry as PromRegistry } from 'prom-client';
 import type { BuildInfo } from '../io/buildInfo.ts';
 import type { Config } from '../io/config/schema.ts';
 import { formatDuration } from '../io/config/duration.ts';
 import type { Logger } from '../io/logger.ts';
-import type { ProtocolObserver } from '../io/opamp/handler.ts';
+
+/** Counts OpAMP messages processed and those that failed to read or decode. */
+export interface ProtocolCounters {
+  messageReceived(): void;
+  messageFailed(reason: string): void;
+}
 
 /** SPEC: the instrumented routes, as templates (never a concrete id). */
 export const apiRoutes = [
@@ -26,7 +32,7 @@ export type ApiRoute = (typeof apiRoutes)[number];
 export type ObserveRequest = (route: string, method: string, code: number, seconds: number) => void;
 
 export interface ServerMetrics {
-  readonly protocolObserver: ProtocolObserver;
+  readonly protocol: ProtocolCounters;
   readonly observeRequest: ObserveRequest;
 }
 
@@ -92,7 +98,7 @@ export function registerServerMetrics(deps: {
 
   const known = new Set<string>(apiRoutes);
   return {
-    protocolObserver: {
+    protocol: {
       messageReceived: () => messages.inc(),
       messageFailed: (reason) => {
         messageErrors.inc();

@@ -1,25 +1,37 @@
-// Observability, wired once by the composition root: the two Prometheus registries (server and
-// fleet, never prom-client's global one, never sharing a series), the fleet counters projection,
-// the OpAMP protocol observer, the API request observer and, when debug.pprof_enabled, the profiler.
+// Telemetry, the edge that observes the service (docs/observability.md): the two Prometheus
+// registries (server and fleet, never prom-client's global one, never sharing a series), the fleet
+// counters projection, the OpAMP protocol counters, the API request observer, the persistence
+// metrics when persistence is on, the optional profiler, and the telemetry listener (probes,
+// /metrics, /metrics/fleet, /debug/pprof). Fed by the bus and the projections; nothing here is a
+// part of the web UI listener.
 
-import type Router from '@koa/router';
+import type Koa from 'koa';
+import type { Middleware } from 'koa';
 import { Registry as PromRegistry } from 'prom-client';
 import type { Observable } from 'rxjs';
 import type { FleetEvent } from '../events/fleetEvent.ts';
 import type { BuildInfo } from '../io/buildInfo.ts';
 import type { Config } from '../io/config/schema.ts';
 import type { Logger } from '../io/logger.ts';
-import type { ProtocolObserver } from '../io/opamp/handler.ts';
 import type { ComplianceCountersProjection } from '../projections/compliance/complianceCounters.ts';
-import { createFleetCountersProjection } from '../projections/metrics/fleetCounters.ts';
+import {
+  createFleetCountersProjection,
+  type FleetCountersOptions,
+} from '../projections/metrics/fleetCounters.ts';
 import type { ProjectionErrorHandler, Registry } from '../projections/registry/registryProjection.ts';
 import { registerFleetMetrics } from './fleetMetrics.ts';
 import { mountMetrics } from './metricsRoutes.ts';
+import {
+  registerPersistenceMetrics,
+  type PersistenceGaugeSources,
+  type PersistenceMetricsSink,
+} from './persistenceMetrics.ts';
 import { mountPprof } from './pprof/pprofRoutes.ts';
 import { createProfiler, type Profiler } from './pprof/profiler.ts';
-import { registerServerMetrics, type ObserveRequest } from './serverMetrics.ts';
+import { registerServerMetrics, type ObserveRequest, type ProtocolCounters } from './serverMetrics.ts';
+import { createTelemetryApp } from './telemetryApp.ts';
 
-export interface ObservabilityDeps {
+export interface TelemetryDeps {
   readonly config: Config;
   readonly build: BuildInfo;
   readonly events$: Observable<FleetEvent>;
@@ -27,35 +39,41 @@ export interface ObservabilityDeps {
   readonly compliance: ComplianceCountersProjection;
   readonly logger: Logger;
   readonly onError: ProjectionErrorHandler;
+  /** Decided by the composition root: evictions count at soft delete exactly when persistence is on. */
+  readonly evictionsCountedAt: FleetCountersOptions['evictionsCountedAt'];
+  /** Readiness for /readyz. */
+  readonly isReady: () => boolean;
+  readonly isDraining: () => boolean;
+  /** Client-certificate authorization of the listener (telemetryAuth.ts). */
+  readonly auth?: Middleware | undefined;
 }
 
-/** What other parts of the service use (exposed on the App as `app.metrics`). */
-export interface Metrics {
-  /** The server registry (/metrics). Register server-side metrics here (e.g. registerPersistenceMetrics). */
+export interface Telemetry {
+  /** The server registry (/metrics). */
   readonly server: PromRegistry;
   /** The fleet registry (/metrics/fleet). */
   readonly fleet: PromRegistry;
+  /** svc_opamp_messages_total and svc_opamp_message_errors_total (the OpAMP handler's observer). */
+  readonly protocol: ProtocolCounters;
+  /** svc_api_requests_total and svc_api_request_duration_seconds. */
   readonly observeRequest: ObserveRequest;
-  /** See FleetCountersProjection.countEvictionsExternally: persistence counts evictions at soft delete. */
-  countEvictionsExternally(): (n: number) => void;
-}
-
-export interface Observability {
-  readonly metrics: Metrics;
-  readonly protocolObserver: ProtocolObserver;
-  /** For createTelemetryApp's `mount` hook. */
-  readonly mount: (router: Router) => void;
+  /** Registers the persistence metrics (persistence on only, SPEC rule 1) and returns their sink. */
+  persistenceMetrics(gauges: PersistenceGaugeSources): PersistenceMetricsSink;
+  /** The telemetry listener's koa app. */
+  readonly listener: Koa;
   start(): Promise<void>;
-  /** Ends a CPU profile in flight and stops the projection. */
+  /** Ends a CPU profile in flight and stops the counters projection. */
   stop(): Promise<void>;
 }
 
-export function createObservability(deps: ObservabilityDeps): Observability {
+export function createTelemetry(deps: TelemetryDeps): Telemetry {
   const { config } = deps;
   const server = new PromRegistry();
   const fleet = new PromRegistry();
-  const counters = createFleetCountersProjection(deps.events$, deps.onError);
-  const { protocolObserver, observeRequest } = registerServerMetrics({
+  const counters = createFleetCountersProjection(deps.events$, deps.onError, {
+    evictionsCountedAt: deps.evictionsCountedAt,
+  });
+  const { protocol, observeRequest } = registerServerMetrics({
     register: server,
     config,
     build: deps.build,
@@ -72,19 +90,23 @@ export function createObservability(deps: ObservabilityDeps): Observability {
   const profiler: Profiler | undefined = config.debug.pprof_enabled
     ? createProfiler((message, error) => deps.logger.warn({ err: error }, message))
     : undefined;
-
-  return {
-    metrics: {
-      server,
-      fleet,
-      observeRequest,
-      countEvictionsExternally: () => counters.countEvictionsExternally(),
-    },
-    protocolObserver,
+  const listener = createTelemetryApp({
+    isReady: deps.isReady,
+    isDraining: deps.isDraining,
+    auth: deps.auth,
     mount: (router) => {
       mountMetrics(router, { server, fleet });
       if (profiler !== undefined) mountPprof(router, profiler);
     },
+  });
+
+  return {
+    server,
+    fleet,
+    protocol,
+    observeRequest,
+    persistenceMetrics: (gauges) => registerPersistenceMetrics({ server, fleet, ...gauges }),
+    listener,
     start: async () => {
       await profiler?.start();
     },

@@ -3,7 +3,8 @@
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from '../io/logger.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
-import { createApiMiddleware, type ApiDeps } from './api/apiRouter.ts';
+import type { ApiDeps } from './api/apiDeps.ts';
+import { createApiMiddleware } from './api/apiRouter.ts';
 import { createPagesRouter } from './pages/pagesRouter.ts';
 import type { FleetReader } from './read/fleetReader.ts';
 

@@ -1,22 +1,14 @@
-// Offline replay: feeds a recording through the service's own path (createOpampHandler → events on a
-// bus → registry, compliance counters, liveness sweep) in virtual time. The clock moves to each
+// Offline replay: feeds a recording through the service's own core (src/fleetCore.ts: the OpAMP
+// handler's decisions → events on the bus → registry, compliance counters, liveness sweep) in
+// virtual time. The clock moves to each
 // record's receive time before the record is handled, so sweeps run between records exactly when
 // they fall due, and disconnects and evictions happen as they would have live.
 
-import { createEventBus } from '../../src/events/bus.ts';
-import { createOpampHandler, type ProtocolObserver } from '../../src/io/opamp/handler.ts';
+import { createFleetCore } from '../../src/fleetCore.ts';
 import type { OpampConnection } from '../../src/io/opamp/connection.ts';
 import type { RecordingReader, ReadSummary } from '../../src/io/recorder/recordingReader.ts';
-import {
-  createComplianceCounters,
-  type ComplianceCounts,
-} from '../../src/projections/compliance/complianceCounters.ts';
-import { createLivenessSweeper } from '../../src/projections/liveness/livenessSweeper.ts';
-import { livenessThresholds } from '../../src/projections/liveness/sweep.ts';
-import {
-  createRegistryProjection,
-  type Registry,
-} from '../../src/projections/registry/registryProjection.ts';
+import type { ComplianceCounts } from '../../src/projections/compliance/complianceCounters.ts';
+import type { Registry } from '../../src/projections/registry/registryProjection.ts';
 import { replayConnection } from './replayConnection.ts';
 import { collectTimelines, type AgentTimeline } from './timeline.ts';
 import { createVirtualClock } from './virtualClock.ts';
@@ -68,24 +60,22 @@ export async function replayOffline(
   const clock = createVirtualClock(reader.header.startedAt);
   let projectionErrors = 0;
   const onError = () => void projectionErrors++;
-  const bus = createEventBus();
-  const registry = createRegistryProjection(bus.events$, onError);
-  const compliance = createComplianceCounters(bus.events$, onError);
-  const timelines = options.timelines === false ? undefined : collectTimelines(bus.events$, options.only);
   const counts = { messages: 0, closes: 0, rejected: 0 };
-  const observer: ProtocolObserver = {
-    messageReceived: () => undefined,
-    messageFailed: () => void counts.rejected++,
-  };
-  const handler = createOpampHandler({
-    bus,
-    registry,
-    now: clock.now,
-    requiredAttributes: fleet.required_attributes,
-    observer,
+  const core = createFleetCore({
+    scheduler: clock.scheduler,
+    fleet: {
+      heartbeatIntervalMs: fleet.heartbeat_interval,
+      staleMissedHeartbeats: fleet.stale_missed_heartbeats,
+      requiredAttributes: fleet.required_attributes,
+    },
+    observer: { messageReceived: () => undefined, messageFailed: () => void counts.rejected++ },
+    onError,
+    trackChanges: false,
   });
-  const thresholds = livenessThresholds(fleet.heartbeat_interval, fleet.stale_missed_heartbeats);
-  const sweeper = createLivenessSweeper({ bus, registry, thresholds, scheduler: clock.scheduler, onError });
+  const { handler, registry } = core;
+  const timelines =
+    options.timelines === false ? undefined : collectTimelines(core.bus.events$, options.only);
+  core.startSweeping();
   const connections = new Map<number, OpampConnection>();
   const until = options.until ?? Infinity;
 
@@ -115,11 +105,10 @@ export async function replayOffline(
     }
   }
   if (Number.isFinite(until)) clock.advanceTo(until);
-  sweeper.stop();
   timelines?.stop();
   const result: ReplayResult = {
     registry,
-    compliance: compliance.current(),
+    compliance: core.compliance.current(),
     timelines: timelines?.timelines ?? new Map(),
     read: reader.summary,
     ...counts,
@@ -127,6 +116,6 @@ export async function replayOffline(
     endedAt: clock.now(),
     fleet,
   };
-  bus.close();
+  core.stop();
   return result;
 }

@@ -2,7 +2,7 @@
 // and full-state requests, in event order. Heartbeats (check-ins) are counted, not listed.
 
 import type { Observable, Subscription } from 'rxjs';
-import type { FleetEvent } from '../../src/events/fleetEvent.ts';
+import { isAgentEvent, type FleetEvent } from '../../src/events/fleetEvent.ts';
 import type { InstanceUid } from '../../src/events/ids.ts';
 
 export type TimelineEntry =
@@ -44,7 +44,7 @@ export function collectTimelines(
   };
 
   function add(event: FleetEvent): void {
-    if (event.type === 'GatewayConnectAnswered' || event.type === 'GatewayConnectionClosed') return;
+    if (!isAgentEvent(event)) return;
     const uid = event.data.uid;
     if (only !== undefined && !only.has(uid)) return;
     const t = timelineOf(uid);

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { Subject } from 'rxjs';
 import { createEventBus } from '../../../src/events/bus.ts';
-import type { InstanceUid } from '../../../src/events/ids.ts';
+import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
 import { createFlusher, type Flusher } from '../../../src/persistence/agents/flusher.ts';
 import { createSessionLedger } from '../../../src/persistence/agents/sessionLedger.ts';
+import { createChangeTracker, flushWindowMs } from '../../../src/projections/changeTracker/changeTracker.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
 import { checkedIn, connected, evicted, uid } from '../../support/events.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
@@ -15,30 +15,31 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe('flusher (durability rules 7, 8, 16)', () => {
   let clock: VirtualClock;
   let bus: ReturnType<typeof createEventBus>;
-  let windows: Subject<ReadonlySet<InstanceUid>>;
   let writer: MemoryWriter;
   let flusher: Flusher;
-  let evictionsCounted: number;
+  let published: FleetEvent[];
 
   beforeEach(() => {
     clock = new VirtualClock(0);
     bus = createEventBus();
     const registry = createRegistryProjection(bus.events$, () => undefined);
-    windows = new Subject();
+    const tracker = createChangeTracker(bus.events$, { scheduler: clock.scheduler });
     writer = new MemoryWriter();
-    evictionsCounted = 0;
+    published = [];
     flusher = createFlusher({
-      windows$: windows,
-      events$: bus.events$,
+      windows$: tracker.windows$,
       registry,
       writer,
       ledger: createSessionLedger(1000),
       scheduler: clock.scheduler,
       logger: silentLogger(),
       retryMs: 5000,
-      onEvictionsWritten: (n) => (evictionsCounted += n),
+      publish: (event) => published.push(event),
     });
   });
+
+  /** The change tracker closes its window: what was marked since the last one goes to the flusher. */
+  const closeWindow = () => clock.advance(flushWindowMs);
 
   const join = (n: number, at: number) => {
     bus.publish(connected(uid(n), at));
@@ -49,19 +50,19 @@ describe('flusher (durability rules 7, 8, 16)', () => {
     join(1, 100);
     join(2, 200);
     bus.publish(evicted(uid(2), 9000, 200));
-    windows.next(new Set([uid(1), uid(2)]));
+    closeWindow();
     await flusher.idle();
     expect(writer.saves).to.deep.equal([[uid(1)]]);
     expect(writer.deletes).to.deep.equal([[{ uid: uid(2), lastSeen: 200, at: 9000 }]]);
-    expect(evictionsCounted).to.equal(1);
+    expect(published).to.deep.equal([{ type: 'AgentsSoftDeleted', at: 5000, data: { uids: [uid(2)] } }]);
   });
 
   it('never runs two flushes at once; marks that arrive meanwhile are flushed right after', async () => {
     join(1, 100);
-    join(2, 200);
     writer.hold();
-    windows.next(new Set([uid(1)]));
-    windows.next(new Set([uid(2)]));
+    closeWindow();
+    join(2, 200);
+    closeWindow();
     await settle();
     expect(writer.saves).to.deep.equal([[uid(1)]]);
     writer.release();
@@ -72,13 +73,13 @@ describe('flusher (durability rules 7, 8, 16)', () => {
 
   it('keeps the agents of a failed flush marked and retries them coalesced with newer changes', async () => {
     join(1, 100);
-    join(2, 200);
     writer.failing = true;
-    windows.next(new Set([uid(1)]));
+    closeWindow();
     await flusher.idle();
     expect(flusher.pending).to.equal(1);
     writer.failing = false;
-    windows.next(new Set([uid(2)]));
+    join(2, 200);
+    closeWindow();
     await flusher.idle();
     expect(writer.saves).to.deep.equal([[uid(1)], [uid(1), uid(2)]]);
     expect(flusher.pending).to.equal(0);
@@ -87,7 +88,7 @@ describe('flusher (durability rules 7, 8, 16)', () => {
   it('retries a failed flush after the retry interval when no new window comes', async () => {
     join(1, 100);
     writer.failing = true;
-    windows.next(new Set([uid(1)]));
+    closeWindow();
     await flusher.idle();
     writer.failing = false;
     clock.advance(4999);
@@ -101,10 +102,10 @@ describe('flusher (durability rules 7, 8, 16)', () => {
 
   it('on stop waits for the flush in flight, then flushes what is still marked once more', async () => {
     join(1, 100);
-    join(2, 200);
     writer.hold();
-    windows.next(new Set([uid(1)]));
-    windows.next(new Set([uid(2)]));
+    closeWindow();
+    join(2, 200);
+    closeWindow();
     const stopped = flusher.stop();
     writer.release();
     await stopped;
@@ -115,7 +116,7 @@ describe('flusher (durability rules 7, 8, 16)', () => {
     join(1, 100);
     bus.publish(evicted(uid(1), 5000, 100));
     join(1, 6000);
-    windows.next(new Set([uid(1)]));
+    closeWindow();
     await flusher.idle();
     expect(writer.saves).to.deep.equal([[uid(1)]]);
     expect(writer.deletes).to.deep.equal([]);

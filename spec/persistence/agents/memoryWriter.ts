@@ -3,7 +3,7 @@
 
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import type { AgentWriter, BatchResult } from '../../../src/persistence/agents/agentWriter.ts';
-import type { Eviction } from '../../../src/persistence/agents/agentWriteSql.ts';
+import type { Eviction } from '../../../src/projections/changeTracker/changeTracker.ts';
 
 export class MemoryWriter implements AgentWriter {
   readonly saves: string[][] = [];

@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import { createEventBus } from '../../../src/events/bus.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
-import { createChangeTracker, marksDirty } from '../../../src/projections/changeTracker/changeTracker.ts';
+import {
+  createChangeTracker,
+  marksDirty,
+  type ChangeWindow,
+} from '../../../src/projections/changeTracker/changeTracker.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
 import { checkedIn, connected, described, disconnected, evicted, uid } from '../../support/events.ts';
 
@@ -23,7 +27,7 @@ describe('change tracker', () => {
     const bus = createEventBus();
     const tracker = createChangeTracker(bus.events$, { scheduler: clock.scheduler });
     const windows: (readonly InstanceUid[])[] = [];
-    tracker.windows$.subscribe((w) => windows.push([...w].sort()));
+    tracker.windows$.subscribe((w) => windows.push([...w.changed].sort()));
 
     bus.publish(connected(uid(1), 0));
     bus.publish(described(uid(1), 0, {}));
@@ -45,7 +49,7 @@ describe('change tracker', () => {
     const bus = createEventBus();
     const tracker = createChangeTracker(bus.events$, { scheduler: clock.scheduler });
     const windows: InstanceUid[][] = [];
-    tracker.windows$.subscribe((w) => windows.push([...w]));
+    tracker.windows$.subscribe((w) => windows.push([...w.changed]));
     for (let i = 1; i <= 30; i++) {
       bus.publish(connected(uid(i), clock.now()));
       clock.advance(999);
@@ -56,13 +60,36 @@ describe('change tracker', () => {
     expect(new Set(all).size).to.equal(30);
   });
 
+  it('carries each eviction in its window: the latest eviction of an agent, with its last_seen', () => {
+    const clock = new VirtualClock(0);
+    const bus = createEventBus();
+    const tracker = createChangeTracker(bus.events$, { scheduler: clock.scheduler });
+    const windows: ChangeWindow[] = [];
+    tracker.windows$.subscribe((w) => windows.push(w));
+    bus.publish(connected(uid(1), 0));
+    bus.publish(evicted(uid(1), 1000, 10));
+    bus.publish(connected(uid(1), 2000));
+    bus.publish(evicted(uid(1), 3000, 2000));
+    bus.publish(evicted(uid(2), 3000, 5));
+    clock.advance(5000);
+    expect(windows).to.have.length(1);
+    expect([...windows[0]!.changed]).to.deep.equal([uid(1), uid(2)]);
+    expect([...windows[0]!.evicted.values()]).to.deep.equal([
+      { uid: uid(1), lastSeen: 2000, at: 3000 },
+      { uid: uid(2), lastSeen: 5, at: 3000 },
+    ]);
+  });
+
   it('emits the marks still buffered when the bus completes (final flush on shutdown)', () => {
     const clock = new VirtualClock(0);
     const bus = createEventBus();
     const tracker = createChangeTracker(bus.events$, { scheduler: clock.scheduler });
     const windows: InstanceUid[][] = [];
     let completed = false;
-    tracker.windows$.subscribe({ next: (w) => windows.push([...w]), complete: () => (completed = true) });
+    tracker.windows$.subscribe({
+      next: (w) => windows.push([...w.changed]),
+      complete: () => (completed = true),
+    });
     bus.publish(connected(uid(3), 0));
     clock.advance(1000);
     bus.close();

@@ -119,18 +119,22 @@ describe('fleet counters projection', () => {
     expect(fold([ev.gatewayClosed(9)]).gatewayConnections).to.equal(0);
   });
 
-  it('leaves eviction counting to the caller once handed over, as persistence does at soft delete', () => {
-    const events$ = new Subject<FleetEvent>();
-    const errors: unknown[] = [];
-    const projection = createFleetCountersProjection(events$, (_p, e) => errors.push(e));
-    events$.next(ev.evicted(1));
-    const softDeleted = projection.countEvictionsExternally();
-    events$.next(ev.evicted(2));
-    expect(projection.current().evicted).to.equal(1);
-    softDeleted(2);
-    expect(projection.current().evicted).to.equal(3);
-    projection.stop();
-    expect(errors).to.deep.equal([]);
+  it('counts evictions at the sweep, or at soft delete when the root says persistence counts them', () => {
+    const softDeleted = (n: number): FleetEvent => ({
+      type: 'AgentsSoftDeleted',
+      at: 9,
+      data: { uids: Array.from({ length: n }, (_, i) => uid(i + 1)) },
+    });
+    const events = [ev.evicted(1), ev.evicted(2), softDeleted(2)];
+    expect(fold(events).evicted).to.equal(2);
+    const atSoftDelete = events.reduce(
+      (s, e) => evolveFleetCounters(s, e, { evictionsCountedAt: 'soft_delete' }),
+      initialFleetCounters,
+    );
+    expect(atSoftDelete.evicted).to.equal(2);
+    expect(evolveFleetCounters(atSoftDelete, ev.evicted(3), { evictionsCountedAt: 'soft_delete' })).to.equal(
+      atSoftDelete,
+    );
   });
 
   it('folds what the bus publishes until stopped', () => {

@@ -10,7 +10,8 @@ import {
   createRegistryProjection,
   type RegistryProjection,
 } from '../../../src/projections/registry/registryProjection.ts';
-import { createApiMiddleware, type ApiDeps } from '../../../src/web/api/apiRouter.ts';
+import type { ApiDeps } from '../../../src/web/api/apiDeps.ts';
+import { createApiMiddleware } from '../../../src/web/api/apiRouter.ts';
 import { createFleetReader } from '../../../src/web/read/fleetReader.ts';
 
 export interface ApiServer {

@@ -5,7 +5,7 @@
 import Joi from 'joi';
 import { parseByteSize } from './byteSize.ts';
 import { parseDuration } from './duration.ts';
-import { tlsFileProblems } from '../tls/tlsMaterial.ts';
+import { tlsFileProblems, type TlsFiles } from '../tls/tlsMaterial.ts';
 
 const duration = (fallback: string, { allowZero = false } = {}) =>
   Joi.any()
@@ -114,11 +114,7 @@ export const configSchema = Joi.object({
     return value;
   });
 
-export interface TlsFiles {
-  readonly cert_file: string;
-  readonly key_file: string;
-  readonly client_ca_file: string;
-}
+export type { TlsFiles };
 
 export type Role = 'viewer' | 'admin';
 

@@ -65,7 +65,7 @@ export interface WireAgentToServer {
   effectiveConfig?: Maybe<{
     configMap?: Maybe<{ configMap: Record<string, { body: Uint8Array; contentType: string }> }>;
   }>;
-  remoteConfigStatus?: Maybe<object>;
+  remoteConfigStatus?: Maybe<{ lastRemoteConfigHash: Uint8Array; status: number; errorMessage: string }>;
   packageStatuses?: Maybe<{
     packages: Record<string, WirePackageStatus>;
     serverProvidedAllPackagesHash: Uint8Array;

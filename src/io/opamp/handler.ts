@@ -1,11 +1,13 @@
 // The one message handler both transports feed. For every AgentToServer it returns exactly one
-// ServerToAgent: decode → translate → publish (projections fold synchronously) → decide full state →
-// reply. Protocol noise (bad bytes, bad ids) is a value: an error reply, counted, nothing stored.
+// ServerToAgent: decode → look up → decide → publish → compose and encode the reply. What the reply
+// carries comes out of the decision (projections/agent/decideAgent.ts) as data; the handler never
+// reads a projection back after publishing. Protocol noise (bad bytes, bad ids) is a value: an error
+// reply, counted, nothing stored.
 // Contract: never called concurrently for one connection; calls arrive in message order.
 
 import type { EventBus } from '../../events/bus.ts';
 import type { InstanceUid } from '../../events/ids.ts';
-import { decideFullState } from '../../projections/agent/fullState.ts';
+import { decideAgent } from '../../projections/agent/decideAgent.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import {
   decodeAgentToServer,
@@ -17,12 +19,10 @@ import {
 import type { OpampConnection } from './connection.ts';
 import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
 import { toInstanceUid } from './instanceUid.ts';
-import { toFleetEvents } from './toFleetEvents.ts';
+import { ReportFullState, replyFields, serverCapabilities } from './reply.ts';
+import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
 
-/** AcceptsStatus | AcceptsEffectiveConfig | AcceptsPackagesStatus. */
-export const serverCapabilities = 0x1 | 0x4 | 0x10;
-const ReportFullState = 0x1;
 const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
 
@@ -140,7 +140,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     try {
       return handleAgentMessage(connection, msg, uid, uidBytes, at);
     } catch (error) {
-      // Hostile input must not throw out of the handler (issue 7): the translation is pure and runs
+      // Hostile input must not throw out of the handler: translation and decision are pure and run
       // before anything is published, so a throw here (e.g. a RangeError) leaves the registry as it was.
       return reject(uidBytes, `message could not be processed: ${(error as Error).message}`);
     }
@@ -153,25 +153,18 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     uidBytes: Uint8Array,
     at: number,
   ): HandleResult {
-    const known = registry.get(uid);
-    const t = toFleetEvents(msg, known, {
-      uid,
+    const message = toAgentMessage(msg, uid);
+    const decision = decideAgent(registry.get(uid), message, {
       at,
       session: connection.session(),
       requiredAttributes: deps.requiredAttributes,
     });
-    for (const event of t.events) bus.publish(event);
-    if (connection.transport === 'ws') connection.agents.add(uid);
-    const fullState = t.disconnecting ? null : decideFullState(known, registry.get(uid), t);
-    if (fullState !== null)
-      bus.publish({ type: 'AgentFullStateRequested', at, data: { uid, reason: fullState } });
-    if (t.disconnecting) {
-      bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'agent_disconnect' } });
-      connection.agents.delete(uid);
+    for (const event of decision.events) bus.publish(event);
+    if (connection.transport === 'ws') {
+      if (message.disconnect) connection.agents.delete(uid);
+      else connection.agents.add(uid);
     }
-    const fields: ServerToAgentFields = { instanceUid: uidBytes };
-    if (fullState !== null) fields.flags = ReportFullState;
-    return { ok: true, reply: withCapabilities(connection, fields) };
+    return { ok: true, reply: withCapabilities(connection, replyFields(uidBytes, decision.reply)) };
   }
 
   function closed(connection: OpampConnection): void {

@@ -9,6 +9,8 @@ import type {
   EffectiveConfig,
   PackageState,
   PackageStatuses,
+  RemoteConfigState,
+  RemoteConfigStatus,
 } from '../../events/agentData.ts';
 import {
   toBigInt,
@@ -141,5 +143,17 @@ export function toPackageStatuses(p: NonNullable<WireAgentToServer['packageStatu
     packages,
     serverProvidedAllPackagesHash: hexOf(p.serverProvidedAllPackagesHash),
     errorMessage: p.errorMessage ?? '',
+  };
+}
+
+const remoteConfigStates: readonly RemoteConfigState[] = ['unset', 'applied', 'applying', 'failed'];
+
+export function toRemoteConfigStatus(
+  r: NonNullable<WireAgentToServer['remoteConfigStatus']>,
+): RemoteConfigStatus {
+  return {
+    hash: hexOf(r.lastRemoteConfigHash),
+    status: remoteConfigStates[r.status] ?? 'unset',
+    errorMessage: r.errorMessage ?? '',
   };
 }

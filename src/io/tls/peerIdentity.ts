@@ -27,3 +27,19 @@ export function peerIdentity(socket: Socket, policy: RolePolicy): PeerIdentity {
   if (!spiffe.ok) return { ok: false, reason: spiffe.reason };
   return { ok: true, spiffeId: spiffe.id, role: resolveRole(spiffe.id, policy.mapping, policy.defaultRole) };
 }
+
+export type Access =
+  | { readonly ok: true; readonly spiffeId: string; readonly role: Exclude<ResolvedRole, 'none'> }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Whether an identity may make a request: any role but `none` may read; when `adminFor` names what
+ * the request does (for example its method), it needs `admin`.
+ */
+export function decideAccess(identity: PeerIdentity, adminFor?: string): Access {
+  if (!identity.ok) return identity;
+  if (identity.role === 'none') return { ok: false, reason: `no role for ${identity.spiffeId}` };
+  if (adminFor !== undefined && identity.role !== 'admin')
+    return { ok: false, reason: `${identity.spiffeId} has role ${identity.role}; ${adminFor} needs admin` };
+  return { ok: true, spiffeId: identity.spiffeId, role: identity.role };
+}

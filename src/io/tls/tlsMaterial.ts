@@ -5,7 +5,6 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import type { Config, TlsFiles } from '../config/schema.ts';
 
 export type ListenerName = 'opamp' | 'ui' | 'telemetry';
 
@@ -16,7 +15,15 @@ export interface TlsMaterial {
   readonly ca: string | undefined;
 }
 
-type TlsConfig = Pick<Config, 'opamp_tls' | 'ui_tls' | 'telemetry_tls'>;
+/** The TLS files of one listener, as configured (`*_tls` keys; empty strings when unset). */
+export interface TlsFiles {
+  readonly cert_file: string;
+  readonly key_file: string;
+  readonly client_ca_file: string;
+}
+
+/** The configuration's TLS sections (src/io/config/schema.ts validates them with this module). */
+export type TlsConfig = Readonly<Record<`${ListenerName}_tls`, TlsFiles>>;
 
 export type ListenersTls = Readonly<Record<ListenerName, TlsMaterial | undefined>>;
 

@@ -4,6 +4,7 @@
 
 import type { AgentColumns, ConfigColumns, SessionColumns } from './agentColumns.ts';
 import { arrayLiteral } from '../database/arrayLiteral.ts';
+import type { Eviction } from '../../projections/changeTracker/changeTracker.ts';
 import type { Sql } from '../database/sql.ts';
 
 const ts = (expr: string) => `to_timestamp(${expr} / 1000.0)`;
@@ -130,14 +131,6 @@ ON CONFLICT (instance_uid, filename) DO UPDATE SET
   body = EXCLUDED.body, content_type = EXCLUDED.content_type, updated_at = EXCLUDED.updated_at`,
     values: [c.uid, c.filename, c.body, c.contentType, c.updatedAt].map(arrayLiteral),
   };
-}
-
-export interface Eviction {
-  readonly uid: string;
-  /** The evicted copy's last_seen. */
-  readonly lastSeen: number;
-  /** When the sweep evicted it. */
-  readonly at: number;
 }
 
 /**

@@ -4,6 +4,7 @@
 
 import type pg from 'pg';
 import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { Eviction } from '../../projections/changeTracker/changeTracker.ts';
 import { agentColumns, configColumns, sessionColumns } from './agentColumns.ts';
 import { runWrite, type ObserveWrite, type WritePolicy } from '../database/writeOp.ts';
 import {
@@ -13,7 +14,6 @@ import {
   upsertAgentsSql,
   upsertConfigsSql,
   upsertSessionsSql,
-  type Eviction,
 } from './agentWriteSql.ts';
 
 export interface BatchResult {

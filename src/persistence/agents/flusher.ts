@@ -1,5 +1,7 @@
 // The flush (SPEC durability rules 7, 8, 11-16): each change-tracker window, agents still in the
-// registry are saved and agents no longer in it are soft-deleted, one batch per kind.
+// registry are saved and agents no longer in it are soft-deleted, one batch per kind. The window
+// carries what the soft delete needs (the registry forgets evicted agents), so the flusher reads
+// this one stream. Soft deletes that went through are published as AgentsSoftDeleted.
 //
 // Contract: never two flushes at once. Marks that arrive during a flush wait for it and are then
 // flushed at once. A failed or timed-out write keeps its agents marked; they are retried after
@@ -11,24 +13,22 @@ import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { ChangeWindow, Eviction } from '../../projections/changeTracker/changeTracker.ts';
+import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { AgentWriter } from './agentWriter.ts';
 import type { SessionLedger } from './sessionLedger.ts';
-import type { Eviction } from './agentWriteSql.ts';
 
 export interface FlusherDeps {
-  readonly windows$: Observable<ReadonlySet<InstanceUid>>;
-  /** The bus: evictions are remembered from it, since the registry forgets evicted agents. */
-  readonly events$: Observable<FleetEvent>;
+  readonly windows$: Observable<ChangeWindow>;
   readonly registry: Registry;
   readonly writer: AgentWriter;
   readonly ledger: SessionLedger;
   readonly scheduler: SchedulerLike;
   readonly logger: Logger;
   readonly retryMs?: number;
-  /** Evictions whose soft delete went through (svc_agents_evicted_total counts at soft-delete time). */
-  readonly onEvictionsWritten?: (n: number) => void;
+  /** Publishes AgentsSoftDeleted for the soft deletes that went through (the bus). Must not throw. */
+  readonly publish?: (event: FleetEvent) => void;
 }
 
 export interface Flusher {
@@ -85,13 +85,18 @@ export function createFlusher(deps: FlusherDeps): Flusher {
       evictions.delete(uid as InstanceUid);
     }
     const deleted = await writer.softDeleteAgents(deletes);
-    const sent = new Map(deletes.map((e) => [e.uid, e]));
+    const sent = new Map<string, Eviction>(deletes.map((e) => [e.uid, e]));
     for (const uid of deleted.done) {
       // A newer eviction of the same agent that arrived meanwhile stays for the next flush.
       if (evictions.get(uid as InstanceUid) === sent.get(uid)) evictions.delete(uid as InstanceUid);
       ledger.forget(uid);
     }
-    if (deleted.done.length > 0) deps.onEvictionsWritten?.(deleted.done.length);
+    if (deleted.done.length > 0)
+      deps.publish?.({
+        type: 'AgentsSoftDeleted',
+        at: scheduler.now(),
+        data: { uids: deleted.done as InstanceUid[] },
+      });
     const failed = [...saved.failed, ...deleted.failed];
     for (const uid of failed) pending.add(uid as InstanceUid);
     failedLast = failed.length > 0;
@@ -103,25 +108,15 @@ export function createFlusher(deps: FlusherDeps): Flusher {
     }
   }
 
-  const subscriptions = [
-    deps.events$.subscribe((event) => {
-      if (event.type !== 'AgentEvicted') return;
-      try {
-        const { uid, lastSeen } = event.data;
-        evictions.set(uid, { uid, lastSeen, at: event.at });
-      } catch (error) {
-        logger.error({ err: error }, 'eviction bookkeeping failed');
-      }
-    }),
-    deps.windows$.subscribe((uids) => {
-      try {
-        for (const uid of uids) pending.add(uid);
-        kick();
-      } catch (error) {
-        logger.error({ err: error }, 'flush scheduling failed');
-      }
-    }),
-  ];
+  const subscription: Subscription = deps.windows$.subscribe((window) => {
+    try {
+      for (const uid of window.changed) pending.add(uid);
+      for (const [uid, eviction] of window.evicted) evictions.set(uid, eviction);
+      kick();
+    } catch (error) {
+      logger.error({ err: error }, 'flush scheduling failed');
+    }
+  });
 
   return {
     get pending() {
@@ -133,7 +128,7 @@ export function createFlusher(deps: FlusherDeps): Flusher {
     async stop(): Promise<void> {
       stopped = true;
       retry?.unsubscribe();
-      for (const s of subscriptions) s.unsubscribe();
+      subscription.unsubscribe();
       while (running !== undefined) await running;
       if (pending.size > 0)
         await flushOnce().catch((error: unknown) => logger.error({ err: error }, 'final flush failed'));

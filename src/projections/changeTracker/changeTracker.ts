@@ -1,6 +1,7 @@
-// The change tracker: which agents changed, in windows of distinct instance UIDs. The persistence
-// writer consumes the windows; each window holds every agent marked since the previous one, so
-// nothing is lost between windows (a window with no marks is not emitted).
+// The change tracker: which agents changed, in windows. The persistence flusher reads this one
+// stream: each window holds every agent marked since the previous window, and for the agents evicted
+// in it the facts the soft delete needs, so nothing is lost between windows and the flusher never
+// listens to the bus itself. A window with no marks is not emitted.
 
 import {
   Subject,
@@ -13,6 +14,22 @@ import {
 } from 'rxjs';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
+
+/** An eviction as the soft delete needs it (SPEC rule 16). */
+export interface Eviction {
+  readonly uid: InstanceUid;
+  /** The evicted copy's last_seen (Unix ms). */
+  readonly lastSeen: number;
+  /** When the sweep evicted it (Unix ms). */
+  readonly at: number;
+}
+
+export interface ChangeWindow {
+  /** Every agent marked in the window, the evicted ones included. */
+  readonly changed: ReadonlySet<InstanceUid>;
+  /** Agents evicted in the window (the latest eviction of each). */
+  readonly evicted: ReadonlyMap<InstanceUid, Eviction>;
+}
 
 /**
  * The agent an event marks for flush, or undefined. Connect, disconnect, evict, every report and
@@ -31,6 +48,7 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
       return event.data.uid;
     case 'AgentCheckedIn':
     case 'AgentFullStateRequested':
+    case 'AgentsSoftDeleted':
     case 'GatewayConnectAnswered':
     case 'GatewayConnectionClosed':
       return undefined;
@@ -41,9 +59,31 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
   }
 }
 
+type Mark = InstanceUid | Eviction;
+
+function markOf(event: FleetEvent): Mark | undefined {
+  if (event.type === 'AgentEvicted')
+    return { uid: event.data.uid, lastSeen: event.data.lastSeen, at: event.at };
+  return marksDirty(event);
+}
+
+/** Folds one window's marks, in order, into a ChangeWindow. Pure. */
+export function windowOf(marks: readonly Mark[]): ChangeWindow {
+  const changed = new Set<InstanceUid>();
+  const evicted = new Map<InstanceUid, Eviction>();
+  for (const mark of marks) {
+    if (typeof mark === 'string') changed.add(mark);
+    else {
+      changed.add(mark.uid);
+      evicted.set(mark.uid, mark);
+    }
+  }
+  return { changed, evicted };
+}
+
 export interface ChangeTracker {
-  /** Hot stream: one set per window that had marks. Subscribe before events flow. */
-  readonly windows$: Observable<ReadonlySet<InstanceUid>>;
+  /** Hot stream: one window per interval that had marks. Subscribe before events flow. */
+  readonly windows$: Observable<ChangeWindow>;
   stop(): void;
 }
 
@@ -53,18 +93,18 @@ export function createChangeTracker(
   events$: Observable<FleetEvent>,
   options: { windowMs?: number; scheduler?: SchedulerLike } = {},
 ): ChangeTracker {
-  const windows = new Subject<ReadonlySet<InstanceUid>>();
+  const windows = new Subject<ChangeWindow>();
   const windowMs = options.windowMs ?? flushWindowMs;
   const buffered = options.scheduler
-    ? bufferTime<InstanceUid>(windowMs, options.scheduler)
-    : bufferTime<InstanceUid>(windowMs);
+    ? bufferTime<Mark>(windowMs, options.scheduler)
+    : bufferTime<Mark>(windowMs);
   const subscription: Subscription = events$
     .pipe(
-      map(marksDirty),
-      filter((uid): uid is InstanceUid => uid !== undefined),
+      map(markOf),
+      filter((mark): mark is Mark => mark !== undefined),
       buffered,
-      filter((uids) => uids.length > 0),
-      map((uids) => new Set(uids) as ReadonlySet<InstanceUid>),
+      filter((marks) => marks.length > 0),
+      map(windowOf),
     )
     .subscribe(windows);
   return {

@@ -12,7 +12,7 @@ export interface FleetCounters {
   readonly connects: number;
   /** svc_agent_disconnects_total: AgentDisconnected, whatever the reason. */
   readonly disconnects: number;
-  /** svc_agents_evicted_total: AgentEvicted (unless eviction is counted at soft delete). */
+  /** svc_agents_evicted_total: AgentEvicted, or the agents of AgentsSoftDeleted (see options). */
   readonly evicted: number;
   /** svc_agent_reports_total{type}. */
   readonly reports: Readonly<Record<ReportType, number>>;
@@ -40,17 +40,20 @@ export const initialFleetCounters: FleetCounters = Object.freeze({
 
 export interface FleetCountersOptions {
   /**
-   * False when persistence counts evictions itself at soft-delete time (SPEC: "fires at soft-delete
-   * time when persistence is on"); AgentEvicted is then not counted here.
+   * Which fact counts as an eviction. SPEC: svc_agents_evicted_total "fires at soft-delete time when
+   * persistence is on", so the composition root chooses `soft_delete` exactly when persistence is on;
+   * otherwise the sweep's AgentEvicted counts.
    */
-  readonly countEvictions: boolean;
+  readonly evictionsCountedAt: 'sweep' | 'soft_delete';
 }
+
+const countAtSweep: FleetCountersOptions = { evictionsCountedAt: 'sweep' };
 
 /** Pure fold. Returns the same reference for events that count nothing (check-ins, full-state requests). */
 export function evolveFleetCounters(
   state: FleetCounters,
   event: FleetEvent,
-  options: FleetCountersOptions = { countEvictions: true },
+  options: FleetCountersOptions = countAtSweep,
 ): FleetCounters {
   switch (event.type) {
     case 'AgentConnected':
@@ -58,7 +61,11 @@ export function evolveFleetCounters(
     case 'AgentDisconnected':
       return { ...state, disconnects: state.disconnects + 1 };
     case 'AgentEvicted':
-      return options.countEvictions ? { ...state, evicted: state.evicted + 1 } : state;
+      return options.evictionsCountedAt === 'sweep' ? { ...state, evicted: state.evicted + 1 } : state;
+    case 'AgentsSoftDeleted':
+      return options.evictionsCountedAt === 'soft_delete' && event.data.uids.length > 0
+        ? { ...state, evicted: state.evicted + event.data.uids.length }
+        : state;
     case 'AgentStatusReported':
     case 'AgentHealthReported':
     case 'AgentEffectiveConfigReported':
@@ -92,20 +99,15 @@ export function evolveFleetCounters(
 
 export interface FleetCountersProjection {
   current(): FleetCounters;
-  /**
-   * Hands eviction counting over to the caller (persistence counts at soft-delete time). From this
-   * call on, AgentEvicted no longer counts; the returned function adds `n` evictions.
-   */
-  countEvictionsExternally(): (n: number) => void;
   stop(): void;
 }
 
 export function createFleetCountersProjection(
   events$: Observable<FleetEvent>,
   onError: ProjectionErrorHandler,
+  options: FleetCountersOptions = countAtSweep,
 ): FleetCountersProjection {
   let state = initialFleetCounters;
-  const options = { countEvictions: true };
   const subscription: Subscription = events$.subscribe((event) => {
     try {
       state = evolveFleetCounters(state, event, options);
@@ -115,12 +117,6 @@ export function createFleetCountersProjection(
   });
   return {
     current: () => state,
-    countEvictionsExternally: () => {
-      options.countEvictions = false;
-      return (n) => {
-        if (Number.isInteger(n) && n > 0) state = { ...state, evicted: state.evicted + n };
-      };
-    },
     stop: () => subscription.unsubscribe(),
   };
 }

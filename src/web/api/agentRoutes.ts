@@ -4,7 +4,7 @@ import { parseInstanceUid } from '../../events/ids.ts';
 import { parseFleetQuery } from '../query/fleetQuery.ts';
 import { parsePage } from '../query/page.ts';
 import { agentDetail, agentSummary } from '../views/agentView.ts';
-import { observed, type ApiDeps, type ApiRouter } from './apiRouter.ts';
+import { observed, type ApiDeps, type ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
 
 export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {

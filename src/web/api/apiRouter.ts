@@ -3,57 +3,12 @@
 // including unknown paths (404) and wrong methods (405), goes through writeError.
 
 import Router from '@koa/router';
-import type { Context, Middleware, Next } from 'koa';
-import type { BuildInfo } from '../../io/buildInfo.ts';
-import type { Logger } from '../../io/logger.ts';
-import type { JobStore } from '../../persistence/jobs/jobStore.ts';
-import type { Registry } from '../../projections/registry/registryProjection.ts';
-import type { FleetReader } from '../read/fleetReader.ts';
+import type { Middleware } from 'koa';
+import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { agentRoutes } from './agentRoutes.ts';
 import { infoRoutes } from './infoRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
 import { writeError } from './jsonResponse.ts';
-
-/** Receives one observation per request to an instrumented route (svc_api_requests_total & co). */
-export type ObserveRequest = (route: string, method: string, code: number, seconds: number) => void;
-
-export interface ApiDeps {
-  readonly reader: FleetReader;
-  /** Attribute listings and status counts come from the local registry. */
-  readonly registry: Registry;
-  readonly build: BuildInfo;
-  /** Clock (scheduler.now()) and the time the service started, both Unix ms. */
-  readonly now: () => number;
-  readonly startedAt: number;
-  /** Absent when persistence is off: POST /api/jobs then answers 503 (SPEC durability rule 1). */
-  readonly jobStore?: JobStore | undefined;
-  readonly observeRequest?: ObserveRequest | undefined;
-  readonly logger: Logger;
-}
-
-export type ApiRouter = Router;
-
-/** Wraps a route so its outcome (after error mapping) is reported under the route template. */
-export function observed(route: string, deps: ApiDeps): Middleware {
-  return async (ctx: Context, next: Next) => {
-    const observe = deps.observeRequest;
-    if (observe === undefined) {
-      await next();
-      return;
-    }
-    const start = process.hrtime.bigint();
-    try {
-      await next();
-    } catch (error) {
-      writeError(ctx, error, deps.logger);
-    }
-    try {
-      observe(route, ctx.method, ctx.status, Number(process.hrtime.bigint() - start) / 1e9);
-    } catch (error) {
-      deps.logger.error({ err: error, route }, 'observeRequest failed');
-    }
-  };
-}
 
 const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
 

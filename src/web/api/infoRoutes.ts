@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { fleetCounts } from '../../projections/registry/fleetCounts.ts';
 import { attributeKeys, attributeValues } from '../views/attributesView.ts';
 import { statusView } from '../views/statusView.ts';
-import { observed, type ApiDeps, type ApiRouter } from './apiRouter.ts';
+import { observed, type ApiDeps, type ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
 
 const single = (ctx: Context, key: string): string | undefined =>

@@ -3,7 +3,7 @@
 // backend error). Jobs are recorded, never dispatched.
 
 import type { Job } from '../../persistence/jobs/jobStore.ts';
-import type { ApiDeps, ApiRouter } from './apiRouter.ts';
+import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
 import { validateNewJob } from './newJob.ts';
 import { readJsonBody } from './readJsonBody.ts';

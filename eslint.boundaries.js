@@ -1,0 +1,90 @@
+// The architecture as lint rules (README "Architecture"): which folder of src/ may import which.
+// Layers, from the bottom: events → projections → io → persistence → web | telemetry → the
+// composition root (src/app.ts, src/fleetCore.ts, src/main.ts). A folder imports only folders below
+// it; web and telemetry are siblings and never import each other, nor the OpAMP listener
+// (src/io/opamp), which only the core factory wires. events and projections stay pure: no IO
+// libraries. import-x/no-cycle forbids import circles anywhere in src/ (type-only imports are erased
+// at runtime and not counted). spec/eslint/boundaries.spec.ts shows each rule failing on a fixture.
+
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
+const ioLibraries = ['node:*', 'pg', 'pg-*', 'ws', 'koa', '@koa/*', 'protobufjs', 'prom-client', 'pino'];
+const root = ['**/app.ts', '**/fleetCore.ts', '**/main.ts'];
+const folder = (name) => [`**/${name}/**`, `../${name}/**`];
+
+/** One block per folder: the imports it must not make, with the reason shown in the lint error. */
+const layers = [
+  {
+    files: ['src/events/**/*.ts'],
+    forbidden: [
+      { group: ioLibraries, message: 'events are pure data: no IO libraries' },
+      { group: ['../**'], message: 'src/events imports nothing of the project' },
+    ],
+  },
+  {
+    files: ['src/projections/**/*.ts'],
+    forbidden: [
+      { group: ioLibraries, message: 'projections are pure folds: no IO libraries' },
+      {
+        group: [...folder('io'), ...folder('persistence'), ...folder('web'), ...folder('telemetry'), ...root],
+        message: 'src/projections imports only src/events',
+      },
+    ],
+  },
+  {
+    files: ['src/io/**/*.ts'],
+    forbidden: [
+      {
+        group: [...folder('persistence'), ...folder('web'), ...folder('telemetry'), ...root],
+        message: 'src/io imports only src/events and src/projections',
+      },
+    ],
+  },
+  {
+    files: ['src/persistence/**/*.ts'],
+    forbidden: [
+      {
+        group: [...folder('web'), ...folder('telemetry'), ...root],
+        message: 'src/persistence never imports web or telemetry: declare a port and let the root bind it',
+      },
+    ],
+  },
+  {
+    files: ['src/telemetry/**/*.ts'],
+    forbidden: [
+      {
+        group: [...folder('web'), ...folder('persistence'), '**/io/opamp/**', ...root],
+        message:
+          'src/telemetry is fed by events and projections; it imports neither web, persistence nor io/opamp',
+      },
+    ],
+  },
+  {
+    files: ['src/web/**/*.ts'],
+    forbidden: [
+      {
+        group: [...folder('telemetry'), '**/io/opamp/**', ...root],
+        message: 'src/web never imports telemetry or the OpAMP listener (io/opamp)',
+      },
+    ],
+  },
+];
+
+export const boundaries = [
+  ...layers.map(({ files, forbidden }) => ({
+    files,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: forbidden }],
+    },
+  })),
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+];

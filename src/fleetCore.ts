@@ -1,0 +1,103 @@
+// The fleet core, one factory for both of its hosts: the service (src/app.ts adds listeners,
+// persistence, telemetry and lifecycle) and the offline replay (tools/replay). It wires the bus, the
+// projections, the OpAMP handler and the liveness sweeper, and knows their stop order.
+//
+//   transport → handler: decode → look up → decide → publish → reply
+//                                              │
+//                              bus ────────────┴──→ registry, compliance counters, change tracker, …
+//   liveness sweeper: registry → sweep → publish
+//
+// Time and timers come from the injected scheduler (virtual in specs and replays).
+
+import type { SchedulerLike } from 'rxjs';
+import { createEventBus, type EventBus } from './events/bus.ts';
+import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
+import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
+import {
+  createComplianceCounters,
+  type ComplianceCountersProjection,
+} from './projections/compliance/complianceCounters.ts';
+import { createLivenessSweeper, type LivenessSweeper } from './projections/liveness/livenessSweeper.ts';
+import { livenessThresholds, type LivenessThresholds } from './projections/liveness/sweep.ts';
+import {
+  createRegistryProjection,
+  type ProjectionErrorHandler,
+  type Registry,
+} from './projections/registry/registryProjection.ts';
+
+export interface FleetSettings {
+  readonly heartbeatIntervalMs: number;
+  readonly staleMissedHeartbeats: number;
+  readonly requiredAttributes: readonly string[];
+}
+
+export interface FleetCoreOptions {
+  readonly scheduler: SchedulerLike;
+  readonly fleet: FleetSettings;
+  /** Counts OpAMP messages and message errors. */
+  readonly observer: HandlerDeps['observer'];
+  /** A projection or the sweep failed (logged and counted by the host; the stream goes on). */
+  readonly onError: ProjectionErrorHandler;
+  /** Build the change tracker (what persistence flushes); the replay has no use for it. */
+  readonly trackChanges: boolean;
+  /** Traffic recording hooks of the handler. */
+  readonly onInbound?: HandlerDeps['onInbound'];
+  readonly onClosed?: HandlerDeps['onClosed'];
+  /** Deliver events on this scheduler instead of synchronously (specs). */
+  readonly deliverOn?: SchedulerLike;
+}
+
+export interface FleetCore {
+  readonly bus: EventBus;
+  readonly registry: Registry;
+  readonly compliance: ComplianceCountersProjection;
+  /** Present when built with trackChanges. */
+  readonly changes: ChangeTracker | undefined;
+  readonly handler: OpampHandler;
+  readonly thresholds: LivenessThresholds;
+  /** Starts the liveness sweep; the service calls it once its listeners are up. */
+  startSweeping(): void;
+  /**
+   * Stops in order: the sweep, then the bus completes (the change tracker delivers its final
+   * window to whoever flushes it), then the projections unsubscribe. Their last state stays readable.
+   */
+  stop(): void;
+}
+
+export function createFleetCore(options: FleetCoreOptions): FleetCore {
+  const { scheduler, fleet, onError } = options;
+  const bus = createEventBus(options.deliverOn ? { deliverOn: options.deliverOn } : {});
+  const registry = createRegistryProjection(bus.events$, onError);
+  const compliance = createComplianceCounters(bus.events$, onError);
+  const changes = options.trackChanges ? createChangeTracker(bus.events$, { scheduler }) : undefined;
+  const thresholds = livenessThresholds(fleet.heartbeatIntervalMs, fleet.staleMissedHeartbeats);
+  const handler = createOpampHandler({
+    bus,
+    registry,
+    now: () => scheduler.now(),
+    requiredAttributes: fleet.requiredAttributes,
+    observer: options.observer,
+    onInbound: options.onInbound,
+    onClosed: options.onClosed,
+  });
+  let sweeper: LivenessSweeper | undefined;
+
+  return {
+    bus,
+    registry,
+    compliance,
+    changes,
+    handler,
+    thresholds,
+    startSweeping() {
+      sweeper ??= createLivenessSweeper({ bus, registry, thresholds, scheduler, onError });
+    },
+    stop() {
+      sweeper?.stop();
+      bus.close();
+      registry.stop();
+      compliance.stop();
+      changes?.stop();
+    },
+  };
+}
