@@ -35,7 +35,7 @@ describe('LISTEN/NOTIFY on a dedicated connection', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(seen).to.deep.equal([]);
       await client.query('COMMIT');
-      await eventually(async () => seen.length > 0, 'the notification');
+      await eventually(() => Promise.resolve(seen.length > 0), 'the notification');
       expect(seen).to.deep.equal(['hello']);
     } finally {
       await client.end();
@@ -80,13 +80,13 @@ describe('LISTEN/NOTIFY on a dedicated connection', () => {
       await notifications.start();
       expect(connections).to.equal(1);
       await server.stop();
-      await eventually(async () => !notifications.connected, 'the connection to drop');
+      await eventually(() => Promise.resolve(!notifications.connected), 'the connection to drop');
       await server.start();
-      await eventually(async () => connections === 2, 'the reconnection');
+      await eventually(() => Promise.resolve(connections === 2), 'the reconnection');
       const client = await own.client();
       try {
         await client.query("SELECT pg_notify('svc_test', 'after')");
-        await eventually(async () => seen.length > 0, 'the notification after reconnecting');
+        await eventually(() => Promise.resolve(seen.length > 0), 'the notification after reconnecting');
         expect(seen).to.deep.equal(['after']);
       } finally {
         await client.end();
