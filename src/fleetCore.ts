@@ -4,13 +4,16 @@
 //
 //   transport → handler: decode → look up → decide → publish → reply
 //                                              │
-//                              bus ────────────┴──→ registry, compliance counters, change tracker, …
+//                              bus ────────────┴──→ registry, compliance counters, desired configs,
+//                                                   change tracker, …
 //   liveness sweeper: registry → sweep → publish
+//   config pusher: desired configs changed → handler.push → WebSocket agents
 //
 // Time and timers come from the injected scheduler (virtual in specs and replays).
 
 import type { SchedulerLike } from 'rxjs';
 import { createEventBus, type EventBus } from './events/bus.ts';
+import { createConfigPusher } from './io/opamp/configPusher.ts';
 import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
 import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
 import {
@@ -24,6 +27,10 @@ import {
   type ProjectionErrorHandler,
   type Registry,
 } from './projections/registry/registryProjection.ts';
+import {
+  createDesiredConfigProjection,
+  type DesiredConfigs,
+} from './projections/remoteConfig/desiredConfigProjection.ts';
 
 export interface FleetSettings {
   readonly heartbeatIntervalMs: number;
@@ -51,6 +58,8 @@ export interface FleetCore {
   readonly bus: EventBus;
   readonly registry: Registry;
   readonly compliance: ComplianceCountersProjection;
+  /** Each agent's desired remote config, folded from config events. */
+  readonly desired: DesiredConfigs;
   /** Present when built with trackChanges. */
   readonly changes: ChangeTracker | undefined;
   readonly handler: OpampHandler;
@@ -69,6 +78,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
   const bus = createEventBus(options.deliverOn ? { deliverOn: options.deliverOn } : {});
   const registry = createRegistryProjection(bus.events$, onError);
   const compliance = createComplianceCounters(bus.events$, onError);
+  const desired = createDesiredConfigProjection(bus.events$, onError);
   const changes = options.trackChanges ? createChangeTracker(bus.events$, { scheduler }) : undefined;
   const thresholds = livenessThresholds(fleet.heartbeatIntervalMs, fleet.staleMissedHeartbeats);
   const handler = createOpampHandler({
@@ -77,8 +87,16 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     now: () => scheduler.now(),
     requiredAttributes: fleet.requiredAttributes,
     observer: options.observer,
+    desiredFor: (agent) => desired.desiredFor(agent),
     onInbound: options.onInbound,
     onClosed: options.onClosed,
+  });
+  // A config change reaches connected WebSocket agents at once, not at their next heartbeat.
+  const pusher = createConfigPusher({
+    changes$: desired.changes$,
+    handler,
+    scheduler,
+    onError: (error) => onError('config-pusher', error),
   });
   let sweeper: LivenessSweeper | undefined;
 
@@ -86,6 +104,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     bus,
     registry,
     compliance,
+    desired,
     changes,
     handler,
     thresholds,
@@ -94,9 +113,11 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     },
     stop() {
       sweeper?.stop();
+      pusher.stop();
       bus.close();
       registry.stop();
       compliance.stop();
+      desired.stop();
       changes?.stop();
     },
   };

@@ -52,6 +52,8 @@ export function agent(spec: AgentSpec = {}): AgentState {
     missingAttributes: [],
     reservedAttributeConflicts: [],
     complianceUpdatedAt: null,
+    remoteConfigStatus: null,
+    offeredConfigHash: null,
     connected: true,
     session: testSession,
     connectionChangedAt: Date.UTC(2026, 0, 1),

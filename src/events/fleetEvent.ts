@@ -1,8 +1,9 @@
 // The domain events. Facts in the past tense, each carrying its own time (`at`, Unix milliseconds from
 // the injected clock). Order within one inbound AgentToServer (docs/events.md):
 //   AgentConnected? → AgentCheckedIn → AgentStatusReported? → AgentHealthReported? →
-//   AgentEffectiveConfigReported? → AgentPackageStatusesReported? → AgentComplianceChanged? →
-//   AgentFullStateRequested? → AgentDisconnected? (agent_disconnect)
+//   AgentEffectiveConfigReported? → AgentPackageStatusesReported? → AgentRemoteConfigReported? →
+//   AgentComplianceChanged? → AgentFullStateRequested? → AgentRemoteConfigOffered? →
+//   AgentDisconnected? (agent_disconnect)
 // Unix milliseconds rather than Date: an agent record holds several times and 100,000 records must
 // stay small.
 
@@ -11,8 +12,10 @@ import type {
   ComponentHealth,
   EffectiveConfig,
   PackageStatuses,
+  RemoteConfigStatus,
   Session,
 } from './agentData.ts';
+import type { ConfigRevisionData } from './configData.ts';
 import type { ConnectionId, InstanceUid } from './ids.ts';
 
 interface Fact<T extends string, D> {
@@ -43,6 +46,18 @@ export type AgentEffectiveConfigReported = Fact<
 export type AgentPackageStatusesReported = Fact<
   'AgentPackageStatusesReported',
   { uid: InstanceUid; packages: PackageStatuses }
+>;
+
+/** The agent reported what became of the remote config it last received (remote_config_status). */
+export type AgentRemoteConfigReported = Fact<
+  'AgentRemoteConfigReported',
+  { uid: InstanceUid; status: RemoteConfigStatus }
+>;
+
+/** The service sent the agent a remote config (in a reply, or pushed over its WebSocket). */
+export type AgentRemoteConfigOffered = Fact<
+  'AgentRemoteConfigOffered',
+  { uid: InstanceUid; hash: string; configs: readonly { name: string; revision: number }[] }
 >;
 
 /** The agent's missing required attributes or reserved-key conflicts changed. */
@@ -78,6 +93,16 @@ export type AgentEvicted = Fact<'AgentEvicted', { uid: InstanceUid; lastSeen: nu
  */
 export type AgentsSoftDeleted = Fact<'AgentsSoftDeleted', { uids: readonly InstanceUid[] }>;
 
+/** A config's current revision is now this one (created, changed, restored, enabled or disabled). */
+export type RemoteConfigChanged = Fact<'RemoteConfigChanged', { config: ConfigRevisionData }>;
+/** A config was deleted: no agent receives it any more. */
+export type RemoteConfigRemoved = Fact<'RemoteConfigRemoved', { name: string }>;
+/** A config source could not be used (for example a file that does not parse); the last good stays. */
+export type RemoteConfigRejected = Fact<
+  'RemoteConfigRejected',
+  { name: string; source: string; error: string }
+>;
+
 /** A gateway connect handshake was answered on a connection. */
 export type GatewayConnectAnswered = Fact<
   'GatewayConnectAnswered',
@@ -93,8 +118,10 @@ export type AgentEvent =
   | AgentHealthReported
   | AgentEffectiveConfigReported
   | AgentPackageStatusesReported
+  | AgentRemoteConfigReported
   | AgentComplianceChanged
   | AgentFullStateRequested
+  | AgentRemoteConfigOffered
   | AgentDisconnected
   | AgentEvicted;
 
@@ -103,7 +130,9 @@ export type GatewayEvent = GatewayConnectAnswered | GatewayConnectionClosed;
 /** Facts reported by the store rather than by agents. */
 export type StoreEvent = AgentsSoftDeleted;
 
-export type FleetEvent = AgentEvent | GatewayEvent | StoreEvent;
+export type ConfigEvent = RemoteConfigChanged | RemoteConfigRemoved | RemoteConfigRejected;
+
+export type FleetEvent = AgentEvent | GatewayEvent | StoreEvent | ConfigEvent;
 
 export type ReportType = 'status' | 'health' | 'effective_config' | 'package_statuses';
 
@@ -123,10 +152,15 @@ export function reportTypeOf(event: FleetEvent): ReportType | undefined {
   }
 }
 
+const notAgentEvents: ReadonlySet<FleetEvent['type']> = new Set<Exclude<FleetEvent, AgentEvent>['type']>([
+  'GatewayConnectAnswered',
+  'GatewayConnectionClosed',
+  'AgentsSoftDeleted',
+  'RemoteConfigChanged',
+  'RemoteConfigRemoved',
+  'RemoteConfigRejected',
+]);
+
 export function isAgentEvent(event: FleetEvent): event is AgentEvent {
-  return (
-    event.type !== 'GatewayConnectAnswered' &&
-    event.type !== 'GatewayConnectionClosed' &&
-    event.type !== 'AgentsSoftDeleted'
-  );
+  return !notAgentEvents.has(event.type);
 }

@@ -47,6 +47,37 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
     case 'AgentsSoftDeleted':
       logger.debug({ agents: event.data.uids.length }, 'evicted agents soft-deleted');
       return;
+    case 'AgentRemoteConfigReported': {
+      const { uid, status } = event.data;
+      if (status.status === 'failed')
+        logger.warn(
+          { instance_uid: uid, hash: status.hash, error: status.errorMessage },
+          'agent failed to apply its remote config',
+        );
+      else
+        logger.debug(
+          { instance_uid: uid, hash: status.hash, status: status.status },
+          'agent reported its remote config',
+        );
+      return;
+    }
+    case 'AgentRemoteConfigOffered':
+      logger.debug({ instance_uid: event.data.uid, hash: event.data.hash }, 'remote config sent');
+      return;
+    case 'RemoteConfigChanged': {
+      const { name, revision, enabled } = event.data.config;
+      logger.info({ config: name, revision, enabled }, 'remote config in force');
+      return;
+    }
+    case 'RemoteConfigRemoved':
+      logger.info({ config: event.data.name }, 'remote config removed');
+      return;
+    case 'RemoteConfigRejected':
+      logger.error(
+        { config: event.data.name, source: event.data.source, error: event.data.error },
+        'remote config rejected; the last good version stays in force',
+      );
+      return;
     case 'AgentCheckedIn':
     case 'AgentStatusReported':
     case 'AgentHealthReported':

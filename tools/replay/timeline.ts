@@ -1,5 +1,5 @@
-// Each agent's timeline during a replay: connects, reports, health changes, disconnects, evictions
-// and full-state requests, in event order. Heartbeats (check-ins) are counted, not listed.
+// Each agent's timeline during a replay: connects, reports, health changes, remote config reports
+// and sends, disconnects, evictions and full-state requests, in event order. Heartbeats (check-ins) are counted, not listed.
 
 import type { Observable, Subscription } from 'rxjs';
 import { isAgentEvent, type FleetEvent } from '../../src/events/fleetEvent.ts';
@@ -11,6 +11,8 @@ export type TimelineEntry =
   | { at: string; event: 'health_changed'; healthy: boolean; status: string; last_error: string }
   | { at: string; event: 'compliance_changed'; missing: readonly string[]; conflicts: readonly string[] }
   | { at: string; event: 'full_state_requested'; reason: string }
+  | { at: string; event: 'remote_config_reported'; hash: string; status: string; error: string }
+  | { at: string; event: 'remote_config_sent'; hash: string }
   | { at: string; event: 'disconnected'; reason: string }
   | { at: string; event: 'evicted'; last_seen: string };
 
@@ -86,6 +88,14 @@ export function collectTimelines(
         return;
       case 'AgentPackageStatusesReported':
         t.entries.push({ at, event: 'report', type: 'package_statuses' });
+        return;
+      case 'AgentRemoteConfigReported': {
+        const { hash, status, errorMessage } = event.data.status;
+        t.entries.push({ at, event: 'remote_config_reported', hash, status, error: errorMessage });
+        return;
+      }
+      case 'AgentRemoteConfigOffered':
+        t.entries.push({ at, event: 'remote_config_sent', hash: event.data.hash });
         return;
       case 'AgentComplianceChanged':
         t.entries.push({

@@ -125,7 +125,7 @@ describe('opamp.max_connections', () => {
       const reply = await agents[0]!.send(
         agentMessage(uid, { agentDescription: description({ 'service.name': 'kept' }) }),
       );
-      expect(reply.capabilities).to.equal('21');
+      expect(reply.capabilities).to.equal(String(0x1 | 0x2 | 0x4 | 0x10));
       expect(app.registry.get(uid as InstanceUid)?.connected).to.equal(true);
 
       await agents.pop()!.close();
@@ -133,7 +133,9 @@ describe('opamp.max_connections', () => {
       let admitted: WsAgent | undefined;
       while (admitted === undefined) admitted = await WsAgent.open(app.urls.opamp).catch(() => undefined);
       agents.push(admitted);
-      expect((await admitted.send(agentMessage(newUid()))).capabilities).to.equal('21');
+      expect((await admitted.send(agentMessage(newUid()))).capabilities).to.equal(
+        String(0x1 | 0x2 | 0x4 | 0x10),
+      );
     } finally {
       await Promise.all(agents.map((a) => a.close()));
       await app.stop();

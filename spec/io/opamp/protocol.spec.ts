@@ -33,7 +33,7 @@ describe('OpAMP listener over loopback', () => {
       );
       const second = await agent.send(agentMessage(uid, { sequenceNum: 1 }));
       expect(toHex(first.instanceUid)).to.equal(uidHex(uid));
-      expect(first.capabilities).to.equal(String(0x1 | 0x4 | 0x10));
+      expect(first.capabilities).to.equal(String(0x1 | 0x2 | 0x4 | 0x10));
       expect(second.capabilities).to.equal(undefined);
       expect(raw.map((b) => b[0])).to.deep.equal([0, 0]);
       await agent.close();
@@ -111,7 +111,7 @@ describe('OpAMP listener over loopback', () => {
         );
         expect(r.status).to.equal(200);
         expect(r.headers.get('content-type')).to.equal('application/x-protobuf');
-        expect(r.message?.capabilities).to.equal('21');
+        expect(r.message?.capabilities).to.equal(String(0x1 | 0x2 | 0x4 | 0x10));
       }
       expect(app.registry.get(uid as InstanceUid)?.session.transport).to.equal('http');
     });

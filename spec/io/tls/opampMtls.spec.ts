@@ -124,7 +124,7 @@ describe('OpAMP listener under TLS without a client CA', () => {
       const uid = newUid();
       const r = await post(app, { ca: pki.ca.cert }, agentMessage(uid));
       expect(r.status).to.equal(200);
-      expect(decodeServerToAgent(r.body).capabilities).to.equal('21');
+      expect(decodeServerToAgent(r.body).capabilities).to.equal(String(0x1 | 0x2 | 0x4 | 0x10));
       expect(app.registry.get(uid as InstanceUid)?.session.tlsSubject).to.equal(null);
     } finally {
       await app.stop();

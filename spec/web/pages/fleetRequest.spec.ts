@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseMatcher } from '../../../src/web/query/matcher.ts';
+import { parseMatcher } from '../../../src/projections/filter/matcher.ts';
 import {
   activeFilters,
   addAttributeHref,

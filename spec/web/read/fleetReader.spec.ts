@@ -7,7 +7,7 @@ import {
   createRegistryProjection,
   type RegistryProjection,
 } from '../../../src/projections/registry/registryProjection.ts';
-import { matchAll, parseFleetQuery, type FleetFilter } from '../../../src/web/query/fleetQuery.ts';
+import { matchAll, parseFleetQuery, type FleetFilter } from '../../../src/projections/filter/fleetFilter.ts';
 import { createFleetReader, type ReadSurface } from '../../../src/web/read/fleetReader.ts';
 import { agent, uidOf } from '../../support/agentFixture.ts';
 import { connected, described } from '../../support/events.ts';
@@ -201,7 +201,7 @@ describe('fleet reader: column evaluation agrees with the record filter', () => 
     const { createEventBus } = await import('../../../src/events/bus.ts');
     const { createRegistryProjection } =
       await import('../../../src/projections/registry/registryProjection.ts');
-    const { parseFleetQuery } = await import('../../../src/web/query/fleetQuery.ts');
+    const { parseFleetQuery } = await import('../../../src/projections/filter/fleetFilter.ts');
     const bus = createEventBus();
     const registry = createRegistryProjection(bus.events$, () => {});
     const envs = ['prod', 'dev', 'stage'];

@@ -10,6 +10,7 @@ const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', i
 const root = protobuf.loadSync(protoFile);
 const AgentToServerType = root.lookupType('opamp.proto.v1.AgentToServer');
 const ServerToAgentType = root.lookupType('opamp.proto.v1.ServerToAgent');
+const AgentRemoteConfigType = root.lookupType('opamp.proto.v1.AgentRemoteConfig');
 
 type Maybe<T> = T | null | undefined;
 /** protobufjs gives Long for 64-bit fields (number only if Long is missing, which it is not here). */
@@ -85,6 +86,13 @@ export interface ServerToAgentFields {
   agentIdentification?: { newInstanceUid: Uint8Array };
   customCapabilities?: { capabilities: string[] };
   customMessage?: { capability: string; type: string; data: Uint8Array };
+  /** ServerToAgentCommand; Restart is 0, so presence is the signal (OPAMP.md). */
+  command?: { type: number };
+}
+
+export interface AgentRemoteConfigFields {
+  config: { configMap: Record<string, { body: Uint8Array; contentType: string }> };
+  configHash: Uint8Array;
 }
 
 /** Throws on bytes that are not an AgentToServer (the handler turns that into an error reply). */
@@ -94,6 +102,11 @@ export function decodeAgentToServer(bytes: Uint8Array): WireAgentToServer {
 
 export function encodeServerToAgent(fields: ServerToAgentFields): Uint8Array {
   return ServerToAgentType.encode(ServerToAgentType.create(fields)).finish();
+}
+
+/** An AgentRemoteConfig alone (the reply appends it as ServerToAgent field 3; see remoteConfigWire.ts). */
+export function encodeAgentRemoteConfig(fields: AgentRemoteConfigFields): Uint8Array {
+  return AgentRemoteConfigType.encode(AgentRemoteConfigType.create(fields)).finish();
 }
 
 /** For tools and specs that play the agent's part. */

@@ -18,6 +18,8 @@ export interface OpampConnection {
   readonly agents: Set<InstanceUid>;
   /** The session object shared by every agent on this connection. */
   session(): Session;
+  /** Sends a ServerToAgent unasked (a push); WebSockets only, set by their transport. */
+  send?: (message: Uint8Array) => void;
 }
 
 let nextId = 1;

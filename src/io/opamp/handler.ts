@@ -7,7 +7,9 @@
 
 import type { EventBus } from '../../events/bus.ts';
 import type { InstanceUid } from '../../events/ids.ts';
-import { decideAgent } from '../../projections/agent/decideAgent.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import { decideAgent, decidePush, type ReplyIntent } from '../../projections/agent/decideAgent.ts';
+import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import {
   decodeAgentToServer,
@@ -19,7 +21,7 @@ import {
 import type { OpampConnection } from './connection.ts';
 import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
 import { toInstanceUid } from './instanceUid.ts';
-import { ReportFullState, replyFields, serverCapabilities } from './reply.ts';
+import { encodeReply, ReportFullState, replyFields, serverCapabilities } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
 
@@ -47,6 +49,8 @@ export interface HandlerDeps {
   readonly now: () => number;
   readonly requiredAttributes: readonly string[];
   readonly observer: ProtocolObserver;
+  /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
+  readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
   /** Sees every inbound message's raw bytes before decoding (traffic recording). Must not throw. */
   readonly onInbound?: ((connection: OpampConnection, payload: Uint8Array, at: number) => void) | undefined;
   /** Sees every closed WebSocket, with the time its agents are disconnected at (recording). Must not throw. */
@@ -57,10 +61,26 @@ export interface OpampHandler {
   handle(connection: OpampConnection, payload: Uint8Array): HandleResult;
   /** A WebSocket closed: every agent still bound to it is disconnected at once. */
   closed(connection: OpampConnection): void;
+  /**
+   * Sends the agent its desired remote config now, over the WebSocket it is connected on, when the
+   * offer rule says so (decidePush). False when nothing was sent: not held here over a WebSocket,
+   * or nothing to send. Never called concurrently with handle() (one thread), so it cannot race a
+   * message of the same agent.
+   */
+  push(uid: InstanceUid): boolean;
+  /** Agents connected to this process over a WebSocket (the ones push can reach). */
+  pushable(): IterableIterator<InstanceUid>;
+}
+
+interface OnlineAgent {
+  readonly connection: OpampConnection;
+  readonly uidBytes: Uint8Array;
 }
 
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   const { bus, registry, now, observer } = deps;
+  /** Agents whose last message came over a WebSocket that is still open, with their raw ids. */
+  const online = new Map<InstanceUid, OnlineAgent>();
 
   function reject(uidBytes: Uint8Array, error: string): HandleResult {
     observer.messageFailed(error);
@@ -72,13 +92,17 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   }
 
   /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
-  function withCapabilities(connection: OpampConnection, fields: ServerToAgentFields): Uint8Array {
+  function withCapabilities(
+    connection: OpampConnection,
+    fields: ServerToAgentFields,
+    intent?: ReplyIntent,
+  ): Uint8Array {
     if (connection.transport === 'http' || !connection.replied) {
       fields.capabilities = serverCapabilities;
       fields.customCapabilities = { capabilities: [...gatewayCapabilities] };
     }
     connection.replied = true;
-    return encodeServerToAgent(fields);
+    return intent === undefined ? encodeServerToAgent(fields) : encodeReply(fields, intent);
   }
 
   function handleGatewayConnect(
@@ -158,13 +182,20 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       at,
       session: connection.session(),
       requiredAttributes: deps.requiredAttributes,
+      desiredFor: deps.desiredFor,
     });
     for (const event of decision.events) bus.publish(event);
     if (connection.transport === 'ws') {
-      if (message.disconnect) connection.agents.delete(uid);
-      else connection.agents.add(uid);
+      if (message.disconnect) {
+        connection.agents.delete(uid);
+        if (online.get(uid)?.connection === connection) online.delete(uid);
+      } else {
+        connection.agents.add(uid);
+        online.set(uid, { connection, uidBytes });
+      }
     }
-    return { ok: true, reply: withCapabilities(connection, replyFields(uidBytes, decision.reply)) };
+    const intent = decision.reply;
+    return { ok: true, reply: withCapabilities(connection, replyFields(uidBytes, intent), intent) };
   }
 
   function closed(connection: OpampConnection): void {
@@ -177,10 +208,24 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } });
       }
     }
+    for (const uid of connection.agents) if (online.get(uid)?.connection === connection) online.delete(uid);
     connection.agents.clear();
     if (connection.isGateway)
       bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
   }
 
-  return { handle, closed };
+  function push(uid: InstanceUid): boolean {
+    const target = online.get(uid);
+    if (target === undefined || target.connection.send === undefined) return false;
+    const known = registry.get(uid);
+    if (known === undefined || known.session.connectionId !== target.connection.id) return false;
+    const decision = decidePush(known, deps.desiredFor?.(known), now());
+    if (decision === undefined) return false;
+    for (const event of decision.events) bus.publish(event);
+    const intent = decision.reply;
+    target.connection.send(withCapabilities(target.connection, replyFields(target.uidBytes, intent), intent));
+    return true;
+  }
+
+  return { handle, closed, push, pushable: () => online.keys() };
 }

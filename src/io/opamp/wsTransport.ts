@@ -51,6 +51,9 @@ export function createWsTransport(
   function serve(ws: WebSocket, req: IncomingMessage): void {
     const peer = peerOf(req);
     const connection = createConnection('ws', peer.remoteAddr, peer.tlsSubject);
+    connection.send = (message) => {
+      if (ws.readyState === ws.OPEN) ws.send(frame(message));
+    };
     sockets.add(ws);
     options.onConnection?.(ws, connection);
     idle?.track(ws);

@@ -31,6 +31,9 @@ export interface AgentColumns {
   readonly reservedAttributeConflicts: string[];
   readonly complianceUpdatedAt: (number | null)[];
   readonly packages: (string | null)[];
+  readonly remoteConfigHash: string[];
+  readonly remoteConfigStatus: (string | null)[];
+  readonly remoteConfigError: string[];
 }
 
 export interface SessionColumns {
@@ -81,6 +84,9 @@ export function agentColumns(agents: readonly AgentState[]): AgentColumns {
     reservedAttributeConflicts: [],
     complianceUpdatedAt: [],
     packages: [],
+    remoteConfigHash: [],
+    remoteConfigStatus: [],
+    remoteConfigError: [],
   };
   for (const a of agents) {
     const h = a.health;
@@ -101,6 +107,10 @@ export function agentColumns(agents: readonly AgentState[]): AgentColumns {
     c.reservedAttributeConflicts.push(textArrayLiteral(a.reservedAttributeConflicts));
     c.complianceUpdatedAt.push(storedMs(a.complianceUpdatedAt));
     c.packages.push(a.packages ? storedPlainJson(a.packages) : null);
+    const r = a.remoteConfigStatus;
+    c.remoteConfigHash.push(r?.hash ?? '');
+    c.remoteConfigStatus.push(r?.status ?? null);
+    c.remoteConfigError.push(storedText(r?.errorMessage ?? ''));
   }
   return c;
 }

@@ -8,6 +8,7 @@ import type {
   ComponentHealth,
   EffectiveConfig,
   PackageStatuses,
+  RemoteConfigState,
   Session,
   Transport,
 } from '../../events/agentData.ts';
@@ -77,13 +78,18 @@ export function agentFromListRow(row: Row, f: Freshness): AgentState {
     missingAttributes: strings(row[12]),
     reservedAttributeConflicts: strings(row[13]),
     complianceUpdatedAt: num(row[14]),
+    remoteConfigStatus:
+      row[25] === null
+        ? null
+        : { hash: row[24] as string, status: row[25] as RemoteConfigState, errorMessage: row[26] as string },
+    offeredConfigHash: null,
     connected,
     session,
     connectionChangedAt: num(row[22]) ?? sessionUpdatedAt ?? lastSeen,
   };
 }
 
-const detailOffset = 24;
+const detailOffset = 27;
 
 /** Component health as stored by agentColumns: nanosecond times as decimal strings. */
 export function componentsFromJson(value: unknown, depth = 0): Readonly<Record<string, ComponentHealth>> {

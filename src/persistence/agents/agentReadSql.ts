@@ -12,7 +12,8 @@ const summaryColumns = `a.instance_uid, ${ms('a.first_seen')}, ${ms('a.last_seen
   a.capabilities::text, a.identifying::text, a.non_identifying::text, a.missing_attributes,
   a.reserved_attribute_conflicts, ${ms('a.compliance_updated_at')}, s.connected, s.remote_addr,
   s.tls_subject, s.via_gateway, s.transport, s.description_reported, s.sequence_num::text,
-  ${ms('s.connection_changed_at')}, ${ms('s.updated_at')}`;
+  ${ms('s.connection_changed_at')}, ${ms('s.updated_at')}, a.remote_config_hash, a.remote_config_status,
+  a.remote_config_error`;
 
 /** Every live stored agent, in instance_uid order (the registry's order: the column is COLLATE "C"). */
 export function listAgentsSql(): Sql {

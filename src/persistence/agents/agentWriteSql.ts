@@ -20,17 +20,18 @@ export function upsertAgentsSql(c: AgentColumns): Sql {
     text: `INSERT INTO agents AS a (instance_uid, first_seen, last_seen, healthy, health_error, health_status,
   health_start_time, health_status_time, health_reported, health_components, capabilities, identifying,
   non_identifying, missing_attributes, reserved_attribute_conflicts, compliance_updated_at, packages,
-  evicted_at, updated_at)
+  remote_config_hash, remote_config_status, remote_config_error, evicted_at, updated_at)
 SELECT t.uid, ${ts('t.first_seen')}, ${ts('t.last_seen')}, t.healthy, t.health_error, t.health_status,
   ${ts('t.health_start_time')}, ${ts('t.health_status_time')}, t.health_reported, t.health_components,
   t.capabilities, t.identifying, t.non_identifying, t.missing::text[], t.conflicts::text[],
-  ${ts('t.compliance_updated_at')}, t.packages, NULL, ${ts('t.last_seen')}
+  ${ts('t.compliance_updated_at')}, t.packages, t.rc_hash, t.rc_status, t.rc_error, NULL,
+  ${ts('t.last_seen')}
 FROM UNNEST($1::text[], $2::float8[], $3::float8[], $4::bool[], $5::text[], $6::text[], $7::float8[],
   $8::float8[], $9::bool[], $10::jsonb[], $11::numeric[], $12::jsonb[], $13::jsonb[], $14::text[],
-  $15::text[], $16::float8[], $17::jsonb[])
+  $15::text[], $16::float8[], $17::jsonb[], $18::text[], $19::text[], $20::text[])
   AS t(uid, first_seen, last_seen, healthy, health_error, health_status, health_start_time,
   health_status_time, health_reported, health_components, capabilities, identifying, non_identifying,
-  missing, conflicts, compliance_updated_at, packages)
+  missing, conflicts, compliance_updated_at, packages, rc_hash, rc_status, rc_error)
 ON CONFLICT (instance_uid) DO UPDATE SET
   last_seen = EXCLUDED.last_seen, healthy = EXCLUDED.healthy, health_error = EXCLUDED.health_error,
   health_status = EXCLUDED.health_status, health_start_time = EXCLUDED.health_start_time,
@@ -40,7 +41,8 @@ ON CONFLICT (instance_uid) DO UPDATE SET
   missing_attributes = EXCLUDED.missing_attributes,
   reserved_attribute_conflicts = EXCLUDED.reserved_attribute_conflicts,
   compliance_updated_at = EXCLUDED.compliance_updated_at, packages = EXCLUDED.packages,
-  evicted_at = NULL, updated_at = EXCLUDED.updated_at
+  remote_config_hash = EXCLUDED.remote_config_hash, remote_config_status = EXCLUDED.remote_config_status,
+  remote_config_error = EXCLUDED.remote_config_error, evicted_at = NULL, updated_at = EXCLUDED.updated_at
 WHERE a.updated_at < EXCLUDED.updated_at
 RETURNING a.instance_uid`,
     values: [
@@ -61,6 +63,9 @@ RETURNING a.instance_uid`,
       c.reservedAttributeConflicts,
       c.complianceUpdatedAt,
       c.packages,
+      c.remoteConfigHash,
+      c.remoteConfigStatus,
+      c.remoteConfigError,
     ].map(arrayLiteral),
   };
 }

@@ -6,6 +6,7 @@ import type {
   ComponentHealth,
   EffectiveConfig,
   PackageStatuses,
+  RemoteConfigStatus,
   Session,
 } from '../../events/agentData.ts';
 import type { InstanceUid } from '../../events/ids.ts';
@@ -27,6 +28,13 @@ export interface AgentState {
   readonly missingAttributes: readonly string[];
   readonly reservedAttributeConflicts: readonly string[];
   readonly complianceUpdatedAt: number | null;
+  /** What the agent last reported of its remote config (remote_config_status); null until it does. */
+  readonly remoteConfigStatus: RemoteConfigStatus | null;
+  /**
+   * The config hash last sent to the agent on its current connection, still "in flight" until the
+   * agent reports it; null after a (re)connection and before anything was sent.
+   */
+  readonly offeredConfigHash: string | null;
   readonly connected: boolean;
   /** The session of the agent's last message (kept after disconnect for display). */
   readonly session: Session;

@@ -6,11 +6,14 @@
 //
 // Event order (docs/events.md): AgentConnected? → AgentCheckedIn → AgentStatusReported? →
 // AgentHealthReported? → AgentEffectiveConfigReported? → AgentPackageStatusesReported? →
-// AgentComplianceChanged? → AgentFullStateRequested? → AgentDisconnected? (agent_disconnect)
+// AgentRemoteConfigReported? → AgentComplianceChanged? → AgentFullStateRequested? →
+// AgentRemoteConfigOffered? → AgentDisconnected? (agent_disconnect)
 
 import type { Session } from '../../events/agentData.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
 import { diffCompliance, evaluateCompliance } from '../compliance/evaluateCompliance.ts';
+import type { DesiredConfig } from '../remoteConfig/desiredConfig.ts';
+import { shouldOffer } from '../remoteConfig/offerRule.ts';
 import { presentParts, type AgentMessage } from './agentMessage.ts';
 import type { AgentState } from './agentState.ts';
 import { evolveAgent } from './evolveAgent.ts';
@@ -23,12 +26,16 @@ export interface DecisionContext {
   readonly session: Session;
   /** fleet.required_attributes. */
   readonly requiredAttributes: readonly string[];
+  /** The desired remote config of an agent as it stands (the desired-config projection). */
+  readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
 }
 
 /** What the ServerToAgent answering the message carries, beyond what every reply carries. */
 export interface ReplyIntent {
   /** ServerToAgentFlags_ReportFullState. */
   readonly reportFullState: boolean;
+  /** AgentRemoteConfig to send, when the offer rule says so. */
+  readonly remoteConfig: DesiredConfig | undefined;
 }
 
 export interface Decision {
@@ -55,6 +62,8 @@ function reported(known: AgentState | undefined, m: AgentMessage, ctx: DecisionC
     events.push({ type: 'AgentEffectiveConfigReported', at, data: { uid, config: m.effectiveConfig } });
   if (m.packageStatuses)
     events.push({ type: 'AgentPackageStatusesReported', at, data: { uid, packages: m.packageStatuses } });
+  if (m.remoteConfigStatus)
+    events.push({ type: 'AgentRemoteConfigReported', at, data: { uid, status: m.remoteConfigStatus } });
   if (m.description) {
     const before = known ?? { missingAttributes: [], reservedAttributeConflicts: [] };
     const change = diffCompliance(
@@ -64,6 +73,17 @@ function reported(known: AgentState | undefined, m: AgentMessage, ctx: DecisionC
     if (change) events.push({ type: 'AgentComplianceChanged', at, data: { uid, ...change } });
   }
   return events;
+}
+
+/** A new connection for the agent: unknown, disconnected, or a different WebSocket than its last. */
+function opensConnection(known: AgentState | undefined, session: Session): boolean {
+  if (known === undefined || !known.connected) return true;
+  return session.transport === 'ws' && known.session.connectionId !== session.connectionId;
+}
+
+function offered(uid: AgentState['uid'], desired: DesiredConfig, at: number): AgentEvent {
+  const configs = desired.entries.map((e) => ({ name: e.name, revision: e.revision }));
+  return { type: 'AgentRemoteConfigOffered', at, data: { uid, hash: desired.hash, configs } };
 }
 
 export function decideAgent(
@@ -84,7 +104,34 @@ export function decideAgent(
       });
   if (fullState !== null)
     events.push({ type: 'AgentFullStateRequested', at: ctx.at, data: { uid, reason: fullState } });
+  // The remote config waits for the full state a reply asks for, and is never sent to a departing agent.
+  let remoteConfig: DesiredConfig | undefined;
+  if (fullState === null && !message.disconnect && after !== undefined && ctx.desiredFor !== undefined) {
+    const desired = ctx.desiredFor(after);
+    const offer = { newConnection: opensConnection(known, ctx.session), report: message.remoteConfigStatus };
+    if (shouldOffer(after, desired, offer)) {
+      events.push(offered(uid, desired, ctx.at));
+      remoteConfig = desired;
+    }
+  }
   if (message.disconnect)
     events.push({ type: 'AgentDisconnected', at: ctx.at, data: { uid, reason: 'agent_disconnect' } });
-  return { events, reply: { reportFullState: fullState !== null } };
+  return { events, reply: { reportFullState: fullState !== null, remoteConfig } };
+}
+
+/**
+ * A push to a connected agent when its desired config changed (a config was written), without
+ * waiting for its next message. Undefined when the offer rule says there is nothing to send.
+ */
+export function decidePush(
+  known: AgentState | undefined,
+  desired: DesiredConfig | undefined,
+  at: number,
+): Decision | undefined {
+  if (known === undefined || !known.connected) return undefined;
+  if (!shouldOffer(known, desired, { newConnection: false, report: undefined })) return undefined;
+  return {
+    events: [offered(known.uid, desired, at)],
+    reply: { reportFullState: false, remoteConfig: desired },
+  };
 }

@@ -23,13 +23,16 @@ export function evolveAgent(agent: AgentState | undefined, event: AgentEvent): A
           missingAttributes: noStrings,
           reservedAttributeConflicts: noStrings,
           complianceUpdatedAt: null,
+          remoteConfigStatus: null,
+          offeredConfigHash: null,
           connected: true,
           session,
           connectionChangedAt: event.at,
         };
       }
       if (agent.connected && agent.session === session) return agent;
-      return { ...agent, connected: true, session, connectionChangedAt: event.at };
+      // A new connection: whatever was sent on the old one may never have arrived.
+      return { ...agent, connected: true, session, connectionChangedAt: event.at, offeredConfigHash: null };
     }
     case 'AgentCheckedIn': {
       if (agent === undefined) return agent;
@@ -44,6 +47,10 @@ export function evolveAgent(agent: AgentState | undefined, event: AgentEvent): A
       return agent && { ...agent, effectiveConfig: event.data.config };
     case 'AgentPackageStatusesReported':
       return agent && { ...agent, packages: event.data.packages };
+    case 'AgentRemoteConfigReported':
+      return agent && { ...agent, remoteConfigStatus: event.data.status };
+    case 'AgentRemoteConfigOffered':
+      return agent && { ...agent, offeredConfigHash: event.data.hash };
     case 'AgentComplianceChanged':
       return (
         agent && {

@@ -44,11 +44,16 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
     case 'AgentHealthReported':
     case 'AgentEffectiveConfigReported':
     case 'AgentPackageStatusesReported':
+    case 'AgentRemoteConfigReported':
     case 'AgentComplianceChanged':
       return event.data.uid;
     case 'AgentCheckedIn':
     case 'AgentFullStateRequested':
     case 'AgentsSoftDeleted':
+    case 'AgentRemoteConfigOffered':
+    case 'RemoteConfigChanged':
+    case 'RemoteConfigRemoved':
+    case 'RemoteConfigRejected':
     case 'GatewayConnectAnswered':
     case 'GatewayConnectionClosed':
       return undefined;

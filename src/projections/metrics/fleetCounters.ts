@@ -20,6 +20,10 @@ export interface FleetCounters {
   readonly gatewayConnects: { readonly accepted: number; readonly rejected: number };
   /** svc_gateway_connections: open connections whose gateway connect was accepted. */
   readonly gatewayConnections: number;
+  /** svc_remote_configs_sent_total: remote configs sent to agents (replies and pushes). */
+  readonly remoteConfigsSent: number;
+  /** svc_remote_config_rejected_total: config sources refused (a file that does not parse). */
+  readonly remoteConfigsRejected: number;
 }
 
 export const reportTypes: readonly ReportType[] = [
@@ -36,6 +40,8 @@ export const initialFleetCounters: FleetCounters = Object.freeze({
   reports: Object.freeze({ status: 0, health: 0, effective_config: 0, package_statuses: 0 }),
   gatewayConnects: Object.freeze({ accepted: 0, rejected: 0 }),
   gatewayConnections: 0,
+  remoteConfigsSent: 0,
+  remoteConfigsRejected: 0,
 });
 
 export interface FleetCountersOptions {
@@ -86,9 +92,16 @@ export function evolveFleetCounters(
     }
     case 'GatewayConnectionClosed':
       return { ...state, gatewayConnections: Math.max(0, state.gatewayConnections - 1) };
+    case 'AgentRemoteConfigOffered':
+      return { ...state, remoteConfigsSent: state.remoteConfigsSent + 1 };
+    case 'RemoteConfigRejected':
+      return { ...state, remoteConfigsRejected: state.remoteConfigsRejected + 1 };
     case 'AgentCheckedIn':
     case 'AgentComplianceChanged':
     case 'AgentFullStateRequested':
+    case 'AgentRemoteConfigReported':
+    case 'RemoteConfigChanged':
+    case 'RemoteConfigRemoved':
       return state;
     default: {
       const _exhaustive: never = event;

@@ -1,7 +1,7 @@
 // GET /api/agents (filtered, paginated summaries) and GET /api/agents/{id} (detail).
 
 import { parseInstanceUid } from '../../events/ids.ts';
-import { parseFleetQuery } from '../query/fleetQuery.ts';
+import { parseFleetQuery } from '../../projections/filter/fleetFilter.ts';
 import { parsePage } from '../query/page.ts';
 import { agentDetail, agentSummary } from '../views/agentView.ts';
 import { observed, type ApiDeps, type ApiRouter } from './apiDeps.ts';

@@ -3,7 +3,7 @@
 // query is a 400 that shows the parser's message in the page.
 
 import type Router from '@koa/router';
-import { booleanFilterKeys } from '../query/fleetQuery.ts';
+import { booleanFilterKeys } from '../../projections/filter/fleetFilter.ts';
 import { activeFilters, parseFleetRequest, queryString, type FleetRequest } from './fleetRequest.ts';
 import { agentRow, tableLocals } from './fleetModel.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';

@@ -2,7 +2,11 @@
 // UI rule 3), the API's paging, and the UI-only `sort`/`order`. Also builds every link of the page
 // from the current query, so sort headers, pagination, chips and poll URLs keep the rest of it.
 
-import { parseFleetQuery, reservedQueryKeys, type FleetFilter } from '../query/fleetQuery.ts';
+import {
+  parseFleetQuery,
+  reservedQueryKeys,
+  type FleetFilter,
+} from '../../projections/filter/fleetFilter.ts';
 import { parsePage, type Page } from '../query/page.ts';
 import { defaultSort, isSortKey, type Sort, type SortKey } from './sortAgents.ts';
 

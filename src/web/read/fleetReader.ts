@@ -16,7 +16,7 @@ import type { AgentStoreReader } from '../../persistence/agents/storeReader.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { Page } from '../query/page.ts';
-import type { FleetFilter } from '../query/fleetQuery.ts';
+import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
 import { mergeByUid } from './mergeByUid.ts';
 
 export type ReadSurface = 'api' | 'ui';

@@ -82,6 +82,8 @@ export function syntheticAgent(n: number, lastSeen: number): AgentState {
     missingAttributes: [],
     reservedAttributeConflicts: [],
     complianceUpdatedAt: null,
+    remoteConfigStatus: null,
+    offeredConfigHash: null,
     connected: true,
     session: {
       connectionId: 1 as ConnectionId,

@@ -3,16 +3,18 @@
 // full value (testExact), as SPEC "GET /api/agents" requires.
 
 import { RE2JS } from 're2js';
-import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { AgentState } from '../agent/agentState.ts';
 import { formatMatcher, type Matcher, type Parsed } from './matcher.ts';
 
 export type AgentPredicate = (agent: AgentState) => boolean;
 
-/** Issue 7: a regex value longer than this (UTF-8 bytes) is refused before compiling. */
+const utf8 = new TextEncoder();
+
+/** A regex value longer than this (UTF-8 bytes) is refused before compiling. */
 export const maxRegexBytes = 1024;
 
 function compileRegex(m: Matcher): Parsed<RE2JS> {
-  if (Buffer.byteLength(m.value, 'utf8') > maxRegexBytes) {
+  if (utf8.encode(m.value).length > maxRegexBytes) {
     return {
       ok: false,
       error: `regex of matcher on ${JSON.stringify(m.key)} is longer than ${maxRegexBytes} bytes`,

@@ -2,8 +2,8 @@
 // query string once into a compiled FleetFilter, so a list request is one linear pass calling
 // `matches(agent)`. All terms combine with AND.
 
-import type { AgentState } from '../../projections/agent/agentState.ts';
-import { attributeOf } from '../../projections/agent/agentState.ts';
+import type { AgentState } from '../agent/agentState.ts';
+import { attributeOf } from '../agent/agentState.ts';
 import { compileValueTest, type AgentPredicate, type ValueTest } from './compileMatcher.ts';
 import { isRegexOp, parseMatcher, type Matcher } from './matcher.ts';
 

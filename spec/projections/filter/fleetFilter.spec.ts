@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { parseFleetQuery, maxMatchers, type ParseOptions } from '../../../src/web/query/fleetQuery.ts';
+import {
+  parseFleetQuery,
+  maxMatchers,
+  type ParseOptions,
+} from '../../../src/projections/filter/fleetFilter.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import { agent, health, testSession } from '../../support/agentFixture.ts';
 

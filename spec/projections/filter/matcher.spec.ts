@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseMatcher, type Matcher } from '../../../src/web/query/matcher.ts';
+import { parseMatcher, type Matcher } from '../../../src/projections/filter/matcher.ts';
 
 describe('parseMatcher', () => {
   const accepted: [string, Matcher][] = [

@@ -1,0 +1,167 @@
+// The offer rule through decideAgent and evolveAgent: what an agent is sent, message after message.
+
+import { expect } from 'chai';
+import type { RemoteConfigStatus, Session } from '../../../src/events/agentData.ts';
+import type { AgentMessage } from '../../../src/projections/agent/agentMessage.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { decideAgent, decidePush, type Decision } from '../../../src/projections/agent/decideAgent.ts';
+import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
+import { configStateOf, keepsLastApplied } from '../../../src/projections/remoteConfig/configState.ts';
+import { composeDesired, type DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
+import { session, uid } from '../../support/events.ts';
+
+const a = uid(5);
+const AcceptsRemoteConfig = 0x2n;
+const capable = 0x1n | AcceptsRemoteConfig | 0x1000n;
+const desiredOf = (body: string, revision = 1): DesiredConfig =>
+  composeDesired([{ name: 'base', revision, body, contentType: 'text/yaml' }])!;
+const v1 = desiredOf('a: 1\n');
+const v2 = desiredOf('a: 2\n', 2);
+
+class Conversation {
+  state: AgentState | undefined;
+  seq = 0n;
+  desired: DesiredConfig | undefined = v1;
+  session: Session = session(1);
+  readonly capabilities: bigint;
+  constructor(capabilities = capable) {
+    this.capabilities = capabilities;
+  }
+
+  /** The first message is a full report (a fresh agent reports an unset remote config status). */
+  send(over: Partial<AgentMessage> = {}): Decision {
+    const first = this.state === undefined;
+    const message: AgentMessage = {
+      uid: a,
+      sequenceNum: this.seq++,
+      capabilities: this.capabilities,
+      description: first ? { identifying: { env: 'prod' }, nonIdentifying: {} } : undefined,
+      health: first
+        ? {
+            healthy: true,
+            startTimeNanos: 0n,
+            lastError: '',
+            status: '',
+            statusTimeNanos: 0n,
+            components: {},
+          }
+        : undefined,
+      effectiveConfig: undefined,
+      packageStatuses: undefined,
+      remoteConfigStatus: first ? { hash: '', status: 'unset', errorMessage: '' } : undefined,
+      disconnect: false,
+      ...over,
+    };
+    const decision = decideAgent(this.state, message, {
+      at: 1000,
+      session: this.session,
+      requiredAttributes: [],
+      desiredFor: () => this.desired,
+    });
+    for (const e of decision.events) this.state = evolveAgent(this.state, e);
+    return decision;
+  }
+  report(hash: string, status: RemoteConfigStatus['status']): Decision {
+    return this.send({
+      remoteConfigStatus: { hash, status, errorMessage: status === 'failed' ? 'bad' : '' },
+    });
+  }
+}
+const sent = (d: Decision) => d.reply.remoteConfig?.hash;
+
+describe('sending remote configs (never in a loop)', () => {
+  it('sends the desired config once, then waits while it is in flight, applying or failed', () => {
+    const c = new Conversation();
+    expect(sent(c.send())).to.equal(v1.hash);
+    expect(c.send().events.map((e) => e.type)).to.deep.equal(['AgentCheckedIn']);
+    expect(sent(c.report(v1.hash, 'applying'))).to.equal(undefined);
+    expect(sent(c.report(v1.hash, 'failed'))).to.equal(undefined);
+    expect(sent(c.send())).to.equal(undefined);
+    expect(configStateOf(c.state!, v1)).to.equal('failed');
+  });
+
+  it('sends again when the desired config changes, and only the new one', () => {
+    const c = new Conversation();
+    c.send();
+    c.report(v1.hash, 'applied');
+    expect(configStateOf(c.state!, v1)).to.equal('applied');
+    c.desired = v2;
+    expect(configStateOf(c.state!, v2)).to.equal('pending');
+    expect(sent(c.send())).to.equal(v2.hash);
+    expect(sent(c.send())).to.equal(undefined);
+  });
+
+  it('sends again on a new connection, and when the agent reports a hash that is neither desired nor in flight', () => {
+    const c = new Conversation();
+    c.send();
+    c.session = session(2);
+    expect(sent(c.send()), 'moved to another WebSocket').to.equal(v1.hash);
+    expect(sent(c.report('00ff', 'applied')), 'lost what was sent').to.equal(v1.hash);
+    expect(sent(c.report('00ff', 'applied')), 'in flight again').to.equal(v1.hash);
+    c.state = evolveAgent(c.state, {
+      type: 'AgentDisconnected',
+      at: 1,
+      data: { uid: a, reason: 'connection_closed' },
+    });
+    expect(sent(c.send()), 'reconnected').to.equal(v1.hash);
+  });
+
+  it('does not treat each plain-HTTP request as a new connection', () => {
+    const c = new Conversation();
+    c.session = session(10, { transport: 'http' });
+    expect(sent(c.send())).to.equal(v1.hash);
+    c.session = session(11, { transport: 'http' });
+    expect(sent(c.send())).to.equal(undefined);
+  });
+
+  it('never sends to an agent without AcceptsRemoteConfig, nor an empty map when nothing targets it', () => {
+    const c = new Conversation(0x1n | 0x1000n);
+    expect(sent(c.send())).to.equal(undefined);
+    expect(configStateOf(c.state!, v1)).to.equal('unsupported');
+    const d = new Conversation();
+    d.desired = undefined;
+    expect(sent(d.send())).to.equal(undefined);
+    expect(configStateOf(d.state!, undefined)).to.equal('unmanaged');
+  });
+
+  it('waits for the full state it asks for, and sends nothing to a departing agent', () => {
+    const c = new Conversation(capable | 0x800n);
+    c.send();
+    c.seq = 10n;
+    const gap = c.send();
+    expect(gap.reply.reportFullState).to.equal(true);
+    expect(sent(gap)).to.equal(undefined);
+    c.desired = v2;
+    expect(sent(c.send({ disconnect: true }))).to.equal(undefined);
+  });
+
+  it('says an agent no longer targeted keeps what it last applied', () => {
+    const c = new Conversation();
+    c.send();
+    c.report(v1.hash, 'applied');
+    expect(keepsLastApplied(c.state!, undefined)).to.equal(true);
+    expect(keepsLastApplied(c.state!, v1)).to.equal(false);
+  });
+
+  it('pushes to a connected agent only what the rule allows', () => {
+    const c = new Conversation();
+    c.send();
+    c.report(v1.hash, 'applied');
+    expect(decidePush(c.state, v1, 2000)).to.equal(undefined);
+    const push = decidePush(c.state, v2, 2000);
+    expect(push?.events).to.deep.equal([
+      {
+        type: 'AgentRemoteConfigOffered',
+        at: 2000,
+        data: { uid: a, hash: v2.hash, configs: [{ name: 'base', revision: 2 }] },
+      },
+    ]);
+    const gone = evolveAgent(c.state, {
+      type: 'AgentDisconnected',
+      at: 3,
+      data: { uid: a, reason: 'agent_disconnect' },
+    });
+    expect(decidePush(gone, v2, 2000)).to.equal(undefined);
+    expect(decidePush(undefined, v2, 2000)).to.equal(undefined);
+  });
+});

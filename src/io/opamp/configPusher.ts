@@ -1,0 +1,69 @@
+// Pushes desired remote configs to WebSocket agents as soon as a config change alters them, instead
+// of waiting for their next message (docs/remote-config.md "On the wire"). Plain-HTTP agents cannot
+// be pushed to; they get the config in the reply to their next poll.
+//
+// On every change the pusher walks the agents this process holds over a WebSocket, in batches of
+// `batchSize` per turn of the scheduler so other messages keep being answered meanwhile, and asks
+// the handler to push to each: the offer rule decides, so agents whose desired config did not
+// change, that lack AcceptsRemoteConfig, or that already have it, get nothing. A change that arrives
+// during a walk restarts it (the rule makes a second visit free for agents already served).
+
+import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import type { InstanceUid } from '../../events/ids.ts';
+import type { OpampHandler } from './handler.ts';
+
+export interface ConfigPusherDeps {
+  /** The desired-config projection's change stream. */
+  readonly changes$: Observable<unknown>;
+  readonly handler: Pick<OpampHandler, 'push' | 'pushable'>;
+  readonly scheduler: SchedulerLike;
+  readonly onError: (error: unknown) => void;
+  /** Agents per turn; default 1000. */
+  readonly batchSize?: number;
+}
+
+export interface ConfigPusher {
+  /** Agents pushed to since start (tools and specs). */
+  readonly pushed: number;
+  /** True while a walk is in progress. */
+  readonly busy: boolean;
+  stop(): void;
+}
+
+export function createConfigPusher(deps: ConfigPusherDeps): ConfigPusher {
+  const batchSize = deps.batchSize ?? 1000;
+  let queue: InstanceUid[] = [];
+  let turn: Subscription | undefined;
+  let pushed = 0;
+
+  function step(): void {
+    turn = undefined;
+    try {
+      const batch = queue.splice(0, batchSize);
+      for (const uid of batch) if (deps.handler.push(uid)) pushed++;
+    } catch (error) {
+      deps.onError(error);
+    }
+    if (queue.length > 0) turn = deps.scheduler.schedule(step, 0);
+  }
+
+  const subscription = deps.changes$.subscribe(() => {
+    queue = [...deps.handler.pushable()];
+    turn ??= deps.scheduler.schedule(step, 0);
+  });
+
+  return {
+    get pushed() {
+      return pushed;
+    },
+    get busy() {
+      return turn !== undefined;
+    },
+    stop() {
+      subscription.unsubscribe();
+      turn?.unsubscribe();
+      turn = undefined;
+      queue = [];
+    },
+  };
+}
