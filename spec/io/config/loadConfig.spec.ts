@@ -37,8 +37,28 @@ describe('configuration', () => {
     expect(c.ui.poll_interval).to.equal(5000);
     expect(c.opamp).to.deep.equal({ max_message_bytes: 16 * 1024 * 1024, max_connections: 50_000 });
     expect(c.database).to.include({ host: '', port: 5432, sslmode: 'disable', pool_max: 10 });
-    expect(c.auth).to.deep.equal({ role_mapping: [], default_role: 'none' });
+    expect(c.auth).to.deep.equal({
+      role_mapping: [],
+      default_role: 'none',
+      api_tokens: [],
+      allow_unauthenticated_writes: false,
+    });
+    expect(c.remote_config).to.deep.equal({ dir: '' });
     expect(Object.isFrozen(c.fleet)).to.equal(true);
+  });
+
+  it('reads API tokens from the file or the environment, refusing a token that is not a SHA-256', () => {
+    const sha = 'AB'.repeat(32);
+    const c = loadConfig({
+      env: { SVC_AUTH_API_TOKENS: `[{name: ci, sha256: ${sha}, role: admin}]` },
+    });
+    expect(c.auth.api_tokens).to.deep.equal([{ name: 'ci', sha256: 'ab'.repeat(32), role: 'admin' }]);
+    expect(() =>
+      loadConfig({ overrides: { auth: { api_tokens: [{ name: 'x', sha256: 'secret', role: 'admin' }] } } }),
+    )
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.includes('auth.api_tokens[0].sha256');
   });
 
   it('treats an empty file as defaults', () => {

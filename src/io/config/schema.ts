@@ -52,6 +52,16 @@ const roleMapping = Joi.object({
   role: Joi.string().valid('viewer', 'admin').required(),
 });
 
+/** An API token: requests with `Authorization: Bearer TOKEN` whose SHA-256 is `sha256` get `role`. */
+const apiToken = Joi.object({
+  name: Joi.string().min(1).required(),
+  sha256: Joi.string()
+    .pattern(/^[0-9a-fA-F]{64}$/, 'hex SHA-256')
+    .lowercase()
+    .required(),
+  role: Joi.string().valid('viewer', 'admin').required(),
+});
+
 export const configSchema = Joi.object({
   listeners: Joi.object({
     opamp: address(':4320'),
@@ -64,6 +74,11 @@ export const configSchema = Joi.object({
   auth: Joi.object({
     role_mapping: Joi.array().items(roleMapping).default([]),
     default_role: Joi.string().valid('none', 'viewer', 'admin').default('none'),
+    api_tokens: Joi.array().items(apiToken).unique('name').unique('sha256').default([]),
+    allow_unauthenticated_writes: Joi.boolean().default(false),
+  }).default(),
+  remote_config: Joi.object({
+    dir: Joi.string().allow('').default(''),
   }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error').default('info'),
@@ -118,6 +133,13 @@ export type { TlsFiles };
 
 export type Role = 'viewer' | 'admin';
 
+export interface ApiToken {
+  readonly name: string;
+  /** Lowercase hex SHA-256 of the token; the token itself is never configured. */
+  readonly sha256: string;
+  readonly role: Role;
+}
+
 export interface RoleMappingEntry {
   readonly match: 'exact' | 'prefix';
   readonly spiffe_id: string;
@@ -130,7 +152,15 @@ export interface Config {
   readonly opamp_tls: TlsFiles;
   readonly ui_tls: TlsFiles;
   readonly telemetry_tls: TlsFiles;
-  readonly auth: { readonly role_mapping: readonly RoleMappingEntry[]; readonly default_role: Role | 'none' };
+  readonly auth: {
+    readonly role_mapping: readonly RoleMappingEntry[];
+    readonly default_role: Role | 'none';
+    readonly api_tokens: readonly ApiToken[];
+    /** Lets requests without authentication write (configs, job actions). Off unless set. */
+    readonly allow_unauthenticated_writes: boolean;
+  };
+  /** Where remote configs come from when not from the database (docs/remote-config.md). */
+  readonly remote_config: { readonly dir: string };
   readonly log: { readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly format: 'text' | 'json' };
   readonly fleet: {
     readonly heartbeat_interval: number;
