@@ -14,6 +14,8 @@ import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
+import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
+import { createNoConfigs } from './io/remoteConfig/noConfigs.ts';
 import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
 import { loadTlsMaterial } from './io/tls/loadTls.ts';
 import { serverTlsOptions } from './io/tls/serverOptions.ts';
@@ -21,6 +23,8 @@ import type { ListenerName } from './io/tls/tlsMaterial.ts';
 import type { ComplianceCountersProjection } from './projections/compliance/complianceCounters.ts';
 import type { LivenessThresholds } from './projections/liveness/sweep.ts';
 import type { Registry } from './projections/registry/registryProjection.ts';
+import type { ConfigCatalog } from './projections/remoteConfig/configCatalog.ts';
+import type { DesiredConfigs } from './projections/remoteConfig/desiredConfigProjection.ts';
 import { createPersistence, type Persistence } from './persistence/persistence.ts';
 import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
@@ -40,6 +44,10 @@ export interface App {
   readonly bus: EventBus;
   readonly registry: Registry;
   readonly compliance: ComplianceCountersProjection;
+  /** Each agent's desired remote config. */
+  readonly desired: DesiredConfigs;
+  /** Where remote configs live. */
+  readonly configs: ConfigCatalog;
   readonly thresholds: LivenessThresholds;
   /** Telemetry: the server and fleet Prometheus registries among others (docs/observability.md). */
   readonly telemetry: Telemetry;
@@ -97,6 +105,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     events$: bus.events$,
     registry,
     compliance,
+    desiredFor: (agent) => core.desired.desiredFor(agent),
     logger,
     onError,
     // SPEC: svc_agents_evicted_total "fires at soft-delete time when persistence is on".
@@ -127,8 +136,21 @@ export function createApp(config: Config, deps: AppDeps): App {
         publish: (event) => bus.publish(event),
         disconnectAfterMs: thresholds.disconnectAfterMs,
         metrics: (gauges) => (persistenceMetrics = metrics.persistenceMetrics(gauges)),
+        remoteConfigs: config.remote_config.dir === '',
       })
     : undefined;
+  // Where remote configs live (docs/remote-config.md): remote_config.dir when set (then the only
+  // source), else the database, else nowhere (writes answer 503).
+  const configDirectory =
+    config.remote_config.dir === ''
+      ? undefined
+      : createConfigDirectory({
+          dir: config.remote_config.dir,
+          publish: (event) => bus.publish(event),
+          now: () => scheduler.now(),
+          logger,
+        });
+  const configs: ConfigCatalog = configDirectory ?? persistence?.configs ?? createNoConfigs();
   const reader = createFleetReader({
     registry,
     logger,
@@ -145,10 +167,13 @@ export function createApp(config: Config, deps: AppDeps): App {
       startedAt,
       observeRequest: metrics.observeRequest,
       jobStore: persistence?.jobs,
+      configs,
+      desired: core.desired,
+      allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,
     },
     jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,
-    auth: createUiAuth(authOptions('ui')),
+    auth: createUiAuth({ ...authOptions('ui'), tokens: config.auth.api_tokens }),
   });
 
   const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};
@@ -170,8 +195,14 @@ export function createApp(config: Config, deps: AppDeps): App {
       opamp.onUpgrade(req, socket, head),
     );
     await metrics.start();
-    // Migrations (under the advisory lock), purge job and session refresh before agents arrive.
+    if (config.auth.allow_unauthenticated_writes)
+      logger.warn(
+        'auth.allow_unauthenticated_writes is true: anyone who reaches the UI listener can change the configs agents run and act on jobs',
+      );
+    // Migrations (under the advisory lock), purge job, session refresh and the configs in force before
+    // agents arrive.
     await persistence?.start();
+    await configDirectory?.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
     const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];
     servers.ui = await listen(
@@ -200,6 +231,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     await metrics.stop();
     await Promise.all(Object.values(servers).map((s) => closeServer(s)));
     await recorder?.close();
+    configDirectory?.stop();
     // The core stops the sweep and completes the bus: the change tracker delivers its final window,
     // and persistence flushes it.
     core.stop();
@@ -213,6 +245,8 @@ export function createApp(config: Config, deps: AppDeps): App {
     bus,
     registry,
     compliance,
+    desired: core.desired,
+    configs,
     thresholds,
     telemetry: metrics,
     urls,

@@ -35,6 +35,10 @@ const fleetTable: Record<string, [string, string[]]> = {
   svc_agent_reports_total: ['COUNTER', ['type']],
   svc_fleet_size: ['GAUGE', []],
   svc_agent_series_capped: ['GAUGE', []],
+  // Remote configuration (docs/remote-config.md).
+  svc_agents_config_state: ['GAUGE', ['state']],
+  svc_remote_configs_sent_total: ['COUNTER', []],
+  svc_remote_config_rejected_total: ['COUNTER', []],
 };
 
 const gatewayConnect = (data: string) =>
@@ -249,6 +253,7 @@ describe('fleet registry fed by events (no listener)', () => {
       compliance,
       perAgentSeriesLimit: limit,
       requiredAttributes,
+      desiredFor: () => undefined,
     });
     const read = async () =>
       new Map(parsePrometheusTextFormat(await fleet.metrics()).map((f) => [f.name, f]));

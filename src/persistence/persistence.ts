@@ -30,6 +30,9 @@ import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './
 import type { AgentStoreReader } from './agents/storeReader.ts';
 import { defaultWritePolicy, writeOps, type WriteOp, type WritePolicy } from './database/writeOp.ts';
 import type { PersistenceMetricsFactory } from './persistenceMetrics.ts';
+import { createConfigSync } from './configs/configSync.ts';
+import { createPgConfigCatalog, type PgConfigCatalog } from './configs/pgConfigCatalog.ts';
+import { createNotifications, type Notifications } from './database/notifications.ts';
 
 export interface PersistenceDeps {
   readonly config: Config;
@@ -42,6 +45,8 @@ export interface PersistenceDeps {
   readonly publish: (event: FleetEvent) => void;
   readonly disconnectAfterMs: number;
   readonly metrics: PersistenceMetricsFactory;
+  /** Whether remote configs live in the database (false when remote_config.dir is the source). */
+  readonly remoteConfigs: boolean;
   readonly writePolicy?: WritePolicy;
 }
 
@@ -51,6 +56,10 @@ export interface Persistence {
   /** Koa middleware for /jobs-ui; answers 503 until start() has loaded the dashboard. */
   readonly jobsUi: Middleware;
   readonly flusher: Flusher;
+  /** LISTEN/NOTIFY, one connection shared by every user in this replica. */
+  readonly notifications: Notifications;
+  /** The remote config catalog, when configs live in the database; writes wait for the reload. */
+  readonly configs: PgConfigCatalog | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -90,6 +99,19 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   const reader = createPgStoreReader(pools.read, { now, disconnectAfterMs: deps.disconnectAfterMs });
   const jobs = createPgJobStore(pools.write, now);
   const boss = createBoss(pools.write, logger, { migrate: true, run: true });
+  const notifications = createNotifications(settings, { logger });
+  const configSync = deps.remoteConfigs
+    ? createConfigSync({
+        pool: pools.write,
+        notifications,
+        publish: deps.publish,
+        now,
+        logger,
+      })
+    : undefined;
+  const configs =
+    configSync &&
+    reloadingAfterWrites(createPgConfigCatalog(pools.write, now), () => configSync.refresh(), logger);
   let refresher: SessionRefresher | undefined;
   let jobsUi: JobsUi | undefined;
 
@@ -105,9 +127,12 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
         logger,
       });
       jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
+      await notifications.start();
+      await configSync?.start();
     } catch (error) {
       // Startup fails as a whole (the process exits): release what was opened so far.
       await boss.stop({ graceful: false, close: false }).catch(() => undefined);
+      await notifications.stop();
       await pools.end().catch(() => undefined);
       throw error;
     }
@@ -118,6 +143,8 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   async function stop(): Promise<void> {
     await flusher.stop();
     await refresher?.stop();
+    await configSync?.stop();
+    await notifications.stop();
     await boss
       .stop({ graceful: true, timeout: 5000, close: false })
       .catch((error: unknown) => logger.warn({ err: error }, 'job queue stop failed'));
@@ -132,5 +159,32 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     else await next();
   };
 
-  return { reader, jobs, jobsUi: middleware, flusher, start, stop };
+  return { reader, jobs, jobsUi: middleware, flusher, notifications, configs, start, stop };
+}
+
+/**
+ * The catalog, with every successful write followed by this replica's reload, so the writer's own
+ * agents are served the change before the API answers (siblings hear of it through NOTIFY).
+ */
+function reloadingAfterWrites(
+  catalog: PgConfigCatalog,
+  reload: () => Promise<void>,
+  logger: Logger,
+): PgConfigCatalog {
+  const after = async <T extends { ok: boolean } | boolean>(outcome: Promise<T>): Promise<T> => {
+    const result = await outcome;
+    if (result === true || (typeof result === 'object' && result.ok))
+      await reload().catch((error: unknown) =>
+        logger.warn({ err: error }, 'remote config reload failed; retried'),
+      );
+    return result;
+  };
+  return {
+    ...catalog,
+    create: (name, write) => after(catalog.create(name, write)),
+    update: (name, write, base) => after(catalog.update(name, write, base)),
+    restore: (name, revision, author, base) => after(catalog.restore(name, revision, author, base)),
+    remove: (name, author, base) => after(catalog.remove(name, author, base)),
+    makeCurrent: (name, revision) => after(catalog.makeCurrent(name, revision)),
+  };
 }

@@ -8,6 +8,9 @@ import { reservedAttributeKeys } from '../projections/compliance/evaluateComplia
 import { reportTypes, type FleetCountersProjection } from '../projections/metrics/fleetCounters.ts';
 import { connectedKeys, measureFleet, type FleetGauges } from '../projections/metrics/fleetGauges.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
+import type { AgentState } from '../projections/agent/agentState.ts';
+import { configStateOf, configStates } from '../projections/remoteConfig/configState.ts';
+import type { DesiredConfig } from '../projections/remoteConfig/desiredConfig.ts';
 import { perScrape } from './perScrape.ts';
 
 export interface FleetMetricsDeps {
@@ -18,6 +21,8 @@ export interface FleetMetricsDeps {
   readonly perAgentSeriesLimit: number;
   /** Known label values, exported at 0 before they first count. */
   readonly requiredAttributes: readonly string[];
+  /** Each agent's desired remote config (svc_agents_config_state). */
+  readonly desiredFor: (agent: AgentState) => DesiredConfig | undefined;
 }
 
 /** Sets a counter to the projection's value (collect() time; the projection is the source of truth). */
@@ -69,11 +74,17 @@ function registerFleetGauges(deps: FleetMetricsDeps): void {
   const gauges = perScrape((): FleetGauges => {
     health.reset();
     lastSeen.reset();
-    return measureFleet(agents.values(), agents.size, deps.perAgentSeriesLimit, (agent) => {
-      const instance_uid = agent.uid as string;
-      if (agent.health !== null) health.set({ instance_uid }, agent.health.healthy ? 1 : 0);
-      lastSeen.set({ instance_uid }, agent.lastSeen / 1000);
-    });
+    return measureFleet(
+      agents.values(),
+      agents.size,
+      deps.perAgentSeriesLimit,
+      (agent) => {
+        const instance_uid = agent.uid as string;
+        if (agent.health !== null) health.set({ instance_uid }, agent.health.healthy ? 1 : 0);
+        lastSeen.set({ instance_uid }, agent.lastSeen / 1000);
+      },
+      (agent) => configStateOf(agent, deps.desiredFor(agent)),
+    );
   });
 
   const gauge = (name: string, help: string, read: (g: FleetGauges) => number) =>
@@ -119,6 +130,16 @@ function registerFleetGauges(deps: FleetMetricsDeps): void {
     (g) => (g.capped ? 1 : 0),
   );
   new Gauge({
+    name: 'svc_agents_config_state',
+    help: 'Agents by where they stand with their remote config (unmanaged, unsupported, pending, applying, applied, failed).',
+    labelNames: ['state'],
+    ...on,
+    collect() {
+      const g = gauges();
+      for (const state of configStates) this.set({ state }, g.configStates[state]);
+    },
+  });
+  new Gauge({
     name: 'svc_gateway_connections',
     help: 'Open connections that sent an accepted gateway connect message.',
     ...on,
@@ -148,6 +169,16 @@ function registerFleetCounters(deps: FleetMetricsDeps): void {
     () => counters.current().evicted,
   );
   counter('svc_agent_connects_total', 'Agent connect transitions.', () => counters.current().connects);
+  counter(
+    'svc_remote_configs_sent_total',
+    'Remote configs sent to agents, in replies and pushes.',
+    () => counters.current().remoteConfigsSent,
+  );
+  counter(
+    'svc_remote_config_rejected_total',
+    'Config sources refused (for example a file of remote_config.dir that does not parse).',
+    () => counters.current().remoteConfigsRejected,
+  );
   counter(
     'svc_agent_disconnects_total',
     'Agent disconnect transitions.',

@@ -19,6 +19,8 @@ import {
   type FleetCountersOptions,
 } from '../projections/metrics/fleetCounters.ts';
 import type { ProjectionErrorHandler, Registry } from '../projections/registry/registryProjection.ts';
+import type { AgentState } from '../projections/agent/agentState.ts';
+import type { DesiredConfig } from '../projections/remoteConfig/desiredConfig.ts';
 import { registerFleetMetrics } from './fleetMetrics.ts';
 import { mountMetrics } from './metricsRoutes.ts';
 import {
@@ -37,6 +39,8 @@ export interface TelemetryDeps {
   readonly events$: Observable<FleetEvent>;
   readonly registry: Registry;
   readonly compliance: ComplianceCountersProjection;
+  /** Each agent's desired remote config (svc_agents_config_state). */
+  readonly desiredFor: (agent: AgentState) => DesiredConfig | undefined;
   readonly logger: Logger;
   readonly onError: ProjectionErrorHandler;
   /** Decided by the composition root: evictions count at soft delete exactly when persistence is on. */
@@ -86,6 +90,7 @@ export function createTelemetry(deps: TelemetryDeps): Telemetry {
     compliance: deps.compliance,
     perAgentSeriesLimit: config.metrics.per_agent_series_limit,
     requiredAttributes: config.fleet.required_attributes,
+    desiredFor: deps.desiredFor,
   });
   const profiler: Profiler | undefined = config.debug.pprof_enabled
     ? createProfiler((message, error) => deps.logger.warn({ err: error }, message))

@@ -1,51 +1,116 @@
-// Client-certificate authorization for the UI listener (SPEC "Authentication"). Installed first in
-// the koa app so nothing (API, pages, /static, /jobs-ui) is reachable around it.
+// Who is asking, and may they (SPEC "Authentication"; docs/security.md). Installed first in the UI
+// listener's koa app so nothing (API, pages, /static, /jobs-ui) is reachable around it.
 //
-// When ui_tls.client_ca_file is set, every path needs an identity whose role is not `none`; `viewer`
-// may read (GET, HEAD, OPTIONS); every other method, POST /api/jobs among them, needs `admin`.
-// Without a client CA the middleware lets everything through: there is no identity to check.
+// - `Authorization: Bearer TOKEN`: the token's SHA-256 must match an auth.api_tokens entry, which
+//   gives its name and role; any other Authorization header, or a token that matches none, is 401
+//   with `WWW-Authenticate: Bearer`.
+// - Otherwise, with ui_tls.client_ca_file set: the client certificate's SPIFFE id mapped to a role;
+//   none, or role `none`, is 403.
+// - Otherwise the request is anonymous: it may read.
+// A request that is not a read (GET, HEAD, OPTIONS) from an identity needs `admin`. Writes that
+// change what agents run (configs, job actions) also need an identity: authorizeWrite refuses an
+// anonymous one (403) unless auth.allow_unauthenticated_writes is true. Recording a planned job
+// stays as SPEC has it (open without client certificates).
 
+import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
+import type { ApiToken } from '../io/config/schema.ts';
 import { decideAccess, peerIdentity, type RolePolicy } from '../io/tls/peerIdentity.ts';
 
 export interface AuthOptions extends RolePolicy {
-  /** Whether the listener verifies client certificates (its *_tls.client_ca_file is set). */
+  /** Whether the listener verifies client certificates (ui_tls.client_ca_file is set). */
   readonly enabled: boolean;
+  /** auth.api_tokens. */
+  readonly tokens?: readonly ApiToken[];
   /** Sees every refusal (debug logging). Authentication metrics do not exist (SPEC "Metrics"). */
   readonly onDenied?: ((path: string, reason: string) => void) | undefined;
 }
 
-/** Set on ctx.state for handlers after the middleware (e.g. to log who created a job). */
+export interface Identity {
+  readonly kind: 'token' | 'certificate';
+  /** The token's name or the certificate's SPIFFE id: what writes are attributed to. */
+  readonly name: string;
+  readonly role: 'viewer' | 'admin';
+}
+
+/** Set on ctx.state for the handlers after the middleware; absent for an anonymous request. */
 export interface AuthState {
+  identity?: Identity;
   spiffeId?: string;
   role?: 'viewer' | 'admin';
 }
 
 const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const isRead = (method: string): boolean => readMethods.has(method);
 
-function deny(ctx: Context, reason: string, options: AuthOptions): void {
+function refuse(ctx: Context, status: 401 | 403, reason: string, options: AuthOptions): void {
   options.onDenied?.(ctx.path, reason);
-  ctx.status = 403;
+  ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
-  if (ctx.path.startsWith('/api/')) ctx.body = { error: `forbidden: ${reason}` };
+  if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="opamp-fleet-server", error="invalid_token"');
+  const word = status === 401 ? 'unauthorized' : 'forbidden';
+  if (ctx.path.startsWith('/api/')) ctx.body = { error: `${word}: ${reason}` };
   else {
     ctx.type = 'text/plain';
-    ctx.body = `forbidden: ${reason}\n`;
+    ctx.body = `${word}: ${reason}\n`;
   }
 }
 
+const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The identity a request presents; 'anonymous' when it presents none; a refusal otherwise. */
+function identify(
+  ctx: Context,
+  options: AuthOptions,
+  tokens: ReadonlyMap<string, ApiToken>,
+): Identity | 'anonymous' | { status: 401 | 403; reason: string } {
+  const header = ctx.get('Authorization');
+  if (header !== '') {
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    if (match === null) return { status: 401, reason: 'use Authorization: Bearer TOKEN' };
+    const token = tokens.get(sha256Hex(match[1]!));
+    if (token === undefined) return { status: 401, reason: 'unknown API token' };
+    return { kind: 'token', name: token.name, role: token.role };
+  }
+  if (!options.enabled) return 'anonymous';
+  const access = decideAccess(peerIdentity(ctx.req.socket, options));
+  if (!access.ok) return { status: 403, reason: access.reason };
+  return { kind: 'certificate', name: access.spiffeId, role: access.role };
+}
+
 export function createUiAuth(options: AuthOptions): Middleware {
+  const tokens = new Map((options.tokens ?? []).map((t) => [t.sha256, t]));
   return async (ctx: Context, next: Next) => {
-    if (!options.enabled) {
-      await next();
-      return;
+    const who = identify(ctx, options, tokens);
+    if (who !== 'anonymous') {
+      if ('status' in who) return refuse(ctx, who.status, who.reason, options);
+      if (who.role !== 'admin' && !isRead(ctx.method))
+        return refuse(ctx, 403, `${who.name} has role ${who.role}; ${ctx.method} needs admin`, options);
+      const state = ctx.state as AuthState;
+      state.identity = who;
+      if (who.kind === 'certificate') state.spiffeId = who.name;
+      state.role = who.role;
     }
-    const adminFor = readMethods.has(ctx.method) ? undefined : ctx.method;
-    const access = decideAccess(peerIdentity(ctx.req.socket, options), adminFor);
-    if (!access.ok) return deny(ctx, access.reason, options);
-    const state = ctx.state as AuthState;
-    state.spiffeId = access.spiffeId;
-    state.role = access.role;
     await next();
+  };
+}
+
+export type WriteAuthorization =
+  | { readonly ok: true; readonly author: string }
+  | { readonly ok: false; readonly status: 403; readonly error: string };
+
+/**
+ * May this request change what agents run? An admin identity may (the middleware already refused
+ * non-admins); an anonymous request only when auth.allow_unauthenticated_writes is true.
+ */
+export function authorizeWrite(ctx: Context, allowUnauthenticated: boolean): WriteAuthorization {
+  const identity = (ctx.state as AuthState).identity;
+  if (identity !== undefined) return { ok: true, author: identity.name };
+  if (allowUnauthenticated) return { ok: true, author: 'anonymous' };
+  return {
+    ok: false,
+    status: 403,
+    error:
+      'writes need authentication: present an API token (auth.api_tokens) or a client certificate (ui_tls.client_ca_file), or set auth.allow_unauthenticated_writes: true',
   };
 }

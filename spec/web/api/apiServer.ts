@@ -10,6 +10,8 @@ import {
   createRegistryProjection,
   type RegistryProjection,
 } from '../../../src/projections/registry/registryProjection.ts';
+import { createNoConfigs } from '../../../src/io/remoteConfig/noConfigs.ts';
+import { createDesiredConfigProjection } from '../../../src/projections/remoteConfig/desiredConfigProjection.ts';
 import type { ApiDeps } from '../../../src/web/api/apiDeps.ts';
 import { createApiMiddleware } from '../../../src/web/api/apiRouter.ts';
 import { createFleetReader } from '../../../src/web/read/fleetReader.ts';
@@ -33,6 +35,9 @@ export async function startApiServer(extra: Partial<ApiDeps> = {}): Promise<ApiS
       now: () => Date.UTC(2026, 0, 1),
       startedAt: Date.UTC(2026, 0, 1),
       logger: silentLogger(),
+      configs: createNoConfigs(),
+      desired: createDesiredConfigProjection(bus.events$, () => undefined),
+      allowUnauthenticatedWrites: false,
       ...extra,
     }),
   );

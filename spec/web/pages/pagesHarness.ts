@@ -8,6 +8,7 @@ import type { App } from '../../../src/app.ts';
 import { readBuildInfo } from '../../../src/io/buildInfo.ts';
 import { baseUrl, closeServer, createPlainServer, listen } from '../../../src/io/listen.ts';
 import type { AgentStoreReader } from '../../../src/persistence/agents/storeReader.ts';
+import { createNoConfigs } from '../../../src/io/remoteConfig/noConfigs.ts';
 import { createFleetReader, type FleetReader } from '../../../src/web/read/fleetReader.ts';
 import { createUiApp } from '../../../src/web/uiApp.ts';
 import { agentMessage, description, newUid, WsAgent } from '../../support/agentClient.ts';
@@ -75,7 +76,14 @@ export async function startSideUi(app: App, store: AgentStoreReader, reader?: Fl
     registry: app.registry,
     logger,
     reader: reader ?? createFleetReader({ registry: app.registry, store, logger }),
-    api: { build: readBuildInfo({}), now: () => Date.now(), startedAt: Date.now() },
+    api: {
+      build: readBuildInfo({}),
+      now: () => Date.now(),
+      startedAt: Date.now(),
+      configs: createNoConfigs(),
+      desired: app.desired,
+      allowUnauthenticatedWrites: false,
+    },
     pollIntervalMs: 1000,
   });
   const handle = ui.callback();

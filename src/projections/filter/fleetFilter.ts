@@ -4,6 +4,7 @@
 
 import type { AgentState } from '../agent/agentState.ts';
 import { attributeOf } from '../agent/agentState.ts';
+import { configStates, type ConfigState } from '../remoteConfig/configState.ts';
 import { compileValueTest, type AgentPredicate, type ValueTest } from './compileMatcher.ts';
 import { isRegexOp, parseMatcher, type Matcher } from './matcher.ts';
 
@@ -19,6 +20,7 @@ export const reservedQueryKeys: readonly string[] = [
   'match',
   'attr_key',
   'attr_value',
+  'config_state',
   ...booleanFilterKeys,
 ];
 
@@ -27,6 +29,7 @@ export const maxMatchers = 32;
 
 export type FilterTerm =
   | { readonly kind: 'boolean'; readonly key: BooleanFilterKey; readonly value: boolean }
+  | { readonly kind: 'config_state'; readonly states: readonly ConfigState[] }
   | { readonly kind: 'matcher'; readonly source: 'match' | 'bare' | 'legacy'; readonly matcher: Matcher };
 
 export interface AttributeTest {
@@ -48,7 +51,12 @@ export interface FleetFilter {
   readonly agentTests: readonly AgentPredicate[];
 }
 
-export interface ParseOptions {
+/** What filters need beyond the agent record (the desired-config projection, for config_state). */
+export interface FilterContext {
+  readonly configStateOf?: ((agent: AgentState) => ConfigState) | undefined;
+}
+
+export interface ParseOptions extends FilterContext {
   /** More keys to leave alone (for example UI-only parameters). */
   readonly ignoreKeys?: readonly string[];
   /** Skip parameters with an empty value (HTML forms submit empty fields). The API is strict. */
@@ -76,6 +84,15 @@ function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTer
     if (v !== 'true' && v !== 'false') return `${key} must be true or false, got ${JSON.stringify(v)}`;
     terms.push({ kind: 'boolean', key, value: v === 'true' });
   }
+  const stateValues = values('config_state');
+  if (stateValues.length > 1) return 'config_state may be given only once (list states with commas)';
+  if (stateValues[0] !== undefined) {
+    const states = stateValues[0].split(',').map((v) => v.trim());
+    const unknown = states.filter((v) => !configStates.includes(v as ConfigState));
+    if (unknown.length > 0)
+      return `config_state must be one or more of ${configStates.join(', ')}, got ${JSON.stringify(unknown[0])}`;
+    terms.push({ kind: 'config_state', states: states as ConfigState[] });
+  }
   const keys = values('attr_key');
   const attrValues = values('attr_value');
   if (keys.length !== attrValues.length) return 'attr_key and attr_value must be given together';
@@ -101,15 +118,26 @@ function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTer
   return terms;
 }
 
-/** Cheapest first: booleans, then exact matches, then regexes. */
-const cost = (t: FilterTerm): number => (t.kind === 'boolean' ? 0 : isRegexOp(t.matcher.op) ? 2 : 1);
+/** Cheapest first: booleans, then exact matches, then regexes, then config states. */
+const cost = (t: FilterTerm): number =>
+  t.kind === 'boolean' ? 0 : t.kind === 'config_state' ? 3 : isRegexOp(t.matcher.op) ? 2 : 1;
 
-export function compileFilter(terms: readonly FilterTerm[]): ParsedQuery {
+function configStatePredicate(states: readonly ConfigState[], context: FilterContext): AgentPredicate {
+  const wanted = new Set(states);
+  const stateOf = context.configStateOf ?? (() => 'unmanaged' as const);
+  return (agent) => wanted.has(stateOf(agent));
+}
+
+export function compileFilter(terms: readonly FilterTerm[], context: FilterContext = {}): ParsedQuery {
   const agentTests: AgentPredicate[] = [];
   const attributeTests: AttributeTest[] = [];
   for (const term of [...terms].sort((a, b) => cost(a) - cost(b))) {
     if (term.kind === 'boolean') {
       agentTests.push(booleanPredicates[term.key](term.value));
+      continue;
+    }
+    if (term.kind === 'config_state') {
+      agentTests.push(configStatePredicate(term.states, context));
       continue;
     }
     const compiled = compileValueTest(term.matcher);
@@ -129,7 +157,7 @@ export function compileFilter(terms: readonly FilterTerm[]): ParsedQuery {
 export function parseFleetQuery(params: URLSearchParams, options: ParseOptions = {}): ParsedQuery {
   const terms = collectTerms(params, options);
   if (typeof terms === 'string') return { ok: false, error: terms };
-  return compileFilter(terms);
+  return compileFilter(terms, options);
 }
 
 /** The filter that matches every agent. */

@@ -5,6 +5,7 @@
 
 import type { Route, Transport } from '../../events/agentData.ts';
 import { isSupervisorManaged, type AgentState } from '../agent/agentState.ts';
+import { configStates, type ConfigState } from '../remoteConfig/configState.ts';
 
 /** The attribute and value that mark an agent as run by the OpAMP supervisor. */
 
@@ -23,6 +24,8 @@ export interface FleetGauges {
   /** Missing at least one required attribute. */
   readonly noncompliant: number;
   readonly supervisorManaged: number;
+  /** svc_agents_config_state{state}. */
+  readonly configStates: Readonly<Record<ConfigState, number>>;
 }
 
 export const connectedKeys: readonly { key: ConnectedKey; transport: Transport; via: Route }[] = [
@@ -44,8 +47,10 @@ export function measureFleet(
   size: number,
   limit: number,
   perAgent: (agent: AgentState) => void,
+  configStateOf: (agent: AgentState) => ConfigState = () => 'unmanaged',
 ): FleetGauges {
   const capped = isCapped(size, limit);
+  const states = Object.fromEntries(configStates.map((s) => [s, 0])) as Record<ConfigState, number>;
   let wsDirect = 0;
   let wsGateway = 0;
   let httpDirect = 0;
@@ -70,6 +75,7 @@ export function measureFleet(
     if (agent.description === null) awaitingFullState++;
     else if (isSupervisorManaged(agent)) supervisorManaged++;
     if (agent.missingAttributes.length > 0) noncompliant++;
+    states[configStateOf(agent)]++;
     if (!capped) perAgent(agent);
   }
   return {
@@ -85,5 +91,6 @@ export function measureFleet(
     awaitingFullState,
     noncompliant,
     supervisorManaged,
+    configStates: states,
   };
 }

@@ -1,6 +1,8 @@
 // GET /api/agents (filtered, paginated summaries) and GET /api/agents/{id} (detail).
 
 import { parseInstanceUid } from '../../events/ids.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import { configStateOf } from '../../projections/remoteConfig/configState.ts';
 import { parseFleetQuery } from '../../projections/filter/fleetFilter.ts';
 import { parsePage } from '../query/page.ts';
 import { agentDetail, agentSummary } from '../views/agentView.ts';
@@ -12,11 +14,14 @@ export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
     const params = new URLSearchParams(ctx.querystring);
     const page = parsePage(params);
     if (!page.ok) return ctx.throw(400, page.error);
-    const query = parseFleetQuery(params);
+    const desiredFor = (agent: AgentState) => deps.desired.desiredFor(agent);
+    const query = parseFleetQuery(params, {
+      configStateOf: (agent) => configStateOf(agent, desiredFor(agent)),
+    });
     if (!query.ok) return ctx.throw(400, query.error);
     const result = await deps.reader.listPage(query.filter, page.page, 'api');
     sendJson(ctx, 200, {
-      agents: result.agents.map(agentSummary),
+      agents: result.agents.map((agent) => agentSummary(agent, desiredFor(agent))),
       total: result.total,
       limit: page.page.limit,
       offset: page.page.offset,
@@ -39,6 +44,6 @@ export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
       return ctx.throw(500, 'agent store unavailable', { expose: true });
     }
     if (agent === undefined) return ctx.throw(404, `agent ${JSON.stringify(id)} not found`);
-    sendJson(ctx, 200, agentDetail(agent));
+    sendJson(ctx, 200, agentDetail(agent, deps.desired.desiredFor(agent)));
   });
 }

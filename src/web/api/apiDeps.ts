@@ -8,6 +8,8 @@ import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { JobStore } from '../../persistence/jobs/jobStore.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
+import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
 import { writeError } from './jsonResponse.ts';
 
@@ -26,6 +28,12 @@ export interface ApiDeps {
   readonly jobStore?: JobStore | undefined;
   readonly observeRequest?: ObserveRequest | undefined;
   readonly logger: Logger;
+  /** Where remote configs live (database, directory or none). */
+  readonly configs: ConfigCatalog;
+  /** Each agent's desired remote config. */
+  readonly desired: Pick<DesiredConfigs, 'desiredFor' | 'current'>;
+  /** auth.allow_unauthenticated_writes. */
+  readonly allowUnauthenticatedWrites: boolean;
 }
 
 export type ApiRouter = Router;

@@ -6,6 +6,8 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { agentRoutes } from './agentRoutes.ts';
+import { configRoutes } from './configRoutes.ts';
+import { configWriteRoutes } from './configWriteRoutes.ts';
 import { infoRoutes } from './infoRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
 import { writeError } from './jsonResponse.ts';
@@ -15,6 +17,9 @@ const isApiPath = (path: string): boolean => path === '/api' || path.startsWith(
 export function createApiMiddleware(deps: ApiDeps): Middleware {
   const router: ApiRouter = new Router({ strict: true });
   agentRoutes(router, deps);
+  // Before the read routes: POST /api/configs/preview is not a config named "preview".
+  configWriteRoutes(router, deps);
+  configRoutes(router, deps);
   infoRoutes(router, deps);
   jobRoutes(router, deps);
 

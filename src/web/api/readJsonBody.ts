@@ -43,11 +43,17 @@ function collect(req: IncomingMessage, limit: number): Promise<Buffer | undefine
   });
 }
 
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+/** With `allowEmpty`, an empty body reads as `undefined` instead of a 400. */
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+  { allowEmpty = false } = {},
+): Promise<BodyResult> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
   const bytes = await collect(req, limit);
   if (bytes === undefined) return tooLarge(limit);
+  if (allowEmpty && bytes.length === 0) return { ok: true, value: undefined };
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

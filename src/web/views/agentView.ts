@@ -4,6 +4,12 @@
 
 import type { Attributes } from '../../events/agentData.ts';
 import { attributeOf, isSupervisorManaged, type AgentState } from '../../projections/agent/agentState.ts';
+import {
+  configStateOf,
+  keepsLastApplied,
+  type ConfigState,
+} from '../../projections/remoteConfig/configState.ts';
+import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import { capabilityFlags, type CapabilityFlags } from './capabilityFlags.ts';
 import { healthView, type HealthView } from './healthView.ts';
 import { rfc3339FromMs, rfc3339FromNanos } from './time.ts';
@@ -40,6 +46,21 @@ export interface AgentSummary {
   readonly reserved_attribute_conflicts: readonly string[];
   readonly compliance_updated_at: string | null;
   readonly supervisor_managed: boolean;
+  /** Where the agent stands with its remote config (docs/remote-config.md "States"). */
+  readonly config_state: ConfigState;
+}
+
+export interface RemoteConfigView {
+  readonly config_state: ConfigState;
+  /** config_hash of the desired config (hex), null when no config targets the agent. */
+  readonly desired_hash: string | null;
+  readonly desired_configs: readonly { readonly name: string; readonly revision: number }[];
+  /** What the agent last reported: last_remote_config_hash (hex), status, error message. */
+  readonly reported_hash: string;
+  readonly status: string | null;
+  readonly error_message: string;
+  /** No config targets the agent, but it keeps running the one it last applied. */
+  readonly keeps_last_applied: boolean;
 }
 
 export interface PackageView {
@@ -62,6 +83,7 @@ export interface AgentDetail extends AgentSummary {
   readonly packages_error: string;
   /** The reported component health tree; null until health is reported. */
   readonly health: HealthView | null;
+  readonly remote_config: RemoteConfigView;
 }
 
 const noAttributes: Attributes = Object.freeze({});
@@ -71,7 +93,8 @@ export function displayName(agent: AgentState): string {
   return attributeOf(agent, 'service.name') || attributeOf(agent, 'host.name') || agent.uid;
 }
 
-export function agentSummary(agent: AgentState): AgentSummary {
+/** `desired` is the agent's desired remote config (the desired-config projection's answer). */
+export function agentSummary(agent: AgentState, desired?: DesiredConfig): AgentSummary {
   const { health, session } = agent;
   return {
     instance_uid: agent.uid,
@@ -103,6 +126,20 @@ export function agentSummary(agent: AgentState): AgentSummary {
     reserved_attribute_conflicts: agent.reservedAttributeConflicts,
     compliance_updated_at: rfc3339FromMs(agent.complianceUpdatedAt),
     supervisor_managed: isSupervisorManaged(agent),
+    config_state: configStateOf(agent, desired),
+  };
+}
+
+export function remoteConfigView(agent: AgentState, desired: DesiredConfig | undefined): RemoteConfigView {
+  const reported = agent.remoteConfigStatus;
+  return {
+    config_state: configStateOf(agent, desired),
+    desired_hash: desired?.hash ?? null,
+    desired_configs: desired?.entries.map((e) => ({ name: e.name, revision: e.revision })) ?? [],
+    reported_hash: reported?.hash ?? '',
+    status: reported?.status ?? null,
+    error_message: reported?.errorMessage ?? '',
+    keeps_last_applied: keepsLastApplied(agent, desired),
   };
 }
 
@@ -129,15 +166,16 @@ function packageViews(agent: AgentState): PackageView[] {
     });
 }
 
-export function agentDetail(agent: AgentState): AgentDetail {
+export function agentDetail(agent: AgentState, desired?: DesiredConfig): AgentDetail {
   const effectiveConfig: Record<string, string> = {};
   for (const [name, file] of Object.entries(agent.effectiveConfig ?? {})) effectiveConfig[name] = file.body;
   return {
-    ...agentSummary(agent),
+    ...agentSummary(agent, desired),
     effective_config: effectiveConfig,
     packages: packageViews(agent),
     packages_hash: agent.packages?.serverProvidedAllPackagesHash ?? '',
     packages_error: agent.packages?.errorMessage ?? '',
     health: agent.health === null ? null : healthView(agent.health),
+    remote_config: remoteConfigView(agent, desired),
   };
 }
