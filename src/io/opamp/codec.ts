@@ -114,7 +114,12 @@ export function encodeAgentToServer(fields: Record<string, unknown>): Uint8Array
   return AgentToServerType.encode(AgentToServerType.fromObject(fields)).finish();
 }
 
-export function decodeServerToAgent(bytes: Uint8Array): ServerToAgentFields & Record<string, unknown> {
+/** A decoded ServerToAgent as an agent sees it (tools and specs). */
+export type DecodedServerToAgent = ServerToAgentFields & {
+  remoteConfig?: AgentRemoteConfigFields;
+} & Record<string, unknown>;
+
+export function decodeServerToAgent(bytes: Uint8Array): DecodedServerToAgent {
   return ServerToAgentType.toObject(ServerToAgentType.decode(bytes), {
     longs: String,
     defaults: false,
