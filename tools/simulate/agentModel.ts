@@ -1,15 +1,28 @@
 // One simulated agent's protocol state and the messages it sends: a full status report first (and
 // whenever the server asks for full state), heartbeats otherwise, health that flaps at a chosen rate,
-// sequence numbers that go up by one per message and restart at 0 when the agent "restarts".
+// sequence numbers that go up by one per message and restart at 0 when the agent "restarts". It
+// accepts remote config like a supervised Collector: it reports APPLYING for a config it receives,
+// then APPLIED (or FAILED, for the share of agents told to fail) once "applied".
 
 import { randomUUID } from 'node:crypto';
 import { encodeAgentToServer } from '../../src/io/opamp/codec.ts';
 import { instanceUidBytes } from '../../src/io/opamp/instanceUid.ts';
 import { describeAgent } from './descriptions.ts';
 
-/** ReportsStatus | ReportsEffectiveConfig | ReportsHealth | ReportsHeartbeat. */
-export const simulatedCapabilities = 0x1 | 0x4 | 0x800 | 0x2000;
+/**
+ * ReportsStatus | AcceptsRemoteConfig | ReportsEffectiveConfig | ReportsHealth | ReportsRemoteConfig |
+ * ReportsHeartbeat.
+ */
+export const simulatedCapabilities = 0x1 | 0x2 | 0x4 | 0x800 | 0x1000 | 0x2000;
 const ReportFullState = 1;
+
+export type SimConfigStatus = 'unset' | 'applied' | 'applying' | 'failed';
+const statusCodes: Readonly<Record<SimConfigStatus, number>> = {
+  unset: 0,
+  applied: 1,
+  applying: 2,
+  failed: 3,
+};
 
 export interface SimAgent {
   /** Slot in the fleet (stable across "new agent" churn, which replaces the uid). */
@@ -23,6 +36,13 @@ export interface SimAgent {
   needsFullState: boolean;
   /** Set once the first reply arrived (the server has registered it). */
   registered: boolean;
+  /** The remote config this agent runs: its hash (hex) and what it reports of it. */
+  configHash: string;
+  configStatus: SimConfigStatus;
+  /** The remote config status changed and goes into the next message. */
+  reportConfig: boolean;
+  /** This agent fails to apply every remote config it receives. */
+  failsConfigs: boolean;
   /** Send times of messages not yet answered (reply latency). */
   readonly pending: number[];
 }
@@ -40,6 +60,10 @@ export function createSimAgent(index: number): SimAgent {
     healthy: true,
     needsFullState: true,
     registered: false,
+    configHash: '',
+    configStatus: 'unset',
+    reportConfig: false,
+    failsConfigs: false,
   } as unknown as SimAgent;
   renew(agent);
   return agent;
@@ -53,6 +77,8 @@ export function renew(agent: SimAgent): void {
   agent.sequenceNum = 0;
   agent.needsFullState = true;
   agent.registered = false;
+  agent.configHash = '';
+  agent.configStatus = 'unset';
   agent.pending.length = 0;
 }
 
@@ -90,6 +116,14 @@ export function nextMessage(agent: SimAgent, options: MessageOptions, flap = fal
     capabilities: simulatedCapabilities,
   };
   if (flap) agent.healthy = !agent.healthy;
+  if (agent.needsFullState || agent.reportConfig) {
+    agent.reportConfig = false;
+    fields.remoteConfigStatus = {
+      lastRemoteConfigHash: Buffer.from(agent.configHash, 'hex'),
+      status: statusCodes[agent.configStatus],
+      errorMessage: agent.configStatus === 'failed' ? 'simulated: the agent refused this config' : '',
+    };
+  }
   if (agent.needsFullState) {
     agent.needsFullState = false;
     fields.agentDescription = describeAgent(agent.index, agent.uid, options.attributes);
@@ -114,8 +148,30 @@ export function disconnectMessage(agent: SimAgent): Uint8Array {
   });
 }
 
-/** Reads what matters in a reply: a request for full state. */
-export function onReply(agent: SimAgent, flags: unknown): void {
+/** What a reply asks of the agent. */
+export interface ReplyEffects {
+  /** A remote config arrived that the agent does not run yet: it is now APPLYING it. */
+  readonly configReceived: boolean;
+}
+
+/** Reads what matters in a reply: a request for full state, a remote config. */
+export function onReply(
+  agent: SimAgent,
+  reply: { flags?: unknown; remoteConfig?: { configHash?: Uint8Array } },
+): ReplyEffects {
   agent.registered = true;
-  if ((Number(flags ?? 0) & ReportFullState) !== 0) agent.needsFullState = true;
+  if ((Number(reply.flags ?? 0) & ReportFullState) !== 0) agent.needsFullState = true;
+  const hash = Buffer.from(reply.remoteConfig?.configHash ?? []).toString('hex');
+  if (hash === '' || hash === agent.configHash) return { configReceived: false };
+  agent.configHash = hash;
+  agent.configStatus = 'applying';
+  agent.reportConfig = true;
+  return { configReceived: true };
+}
+
+/** The config the agent received is applied (or refused): report it in the next message. */
+export function finishApplying(agent: SimAgent): void {
+  if (agent.configStatus !== 'applying') return;
+  agent.configStatus = agent.failsConfigs ? 'failed' : 'applied';
+  agent.reportConfig = true;
 }

@@ -3,7 +3,14 @@
 // and churn (disconnects, restarts, agents replaced by new ones). Used by the simulate CLI and by the
 // benchmarks. Everything it starts, stop() ends.
 
-import { createSimAgent, disconnectMessage, nextMessage, renew, type SimAgent } from './agentModel.ts';
+import {
+  createSimAgent,
+  disconnectMessage,
+  finishApplying,
+  nextMessage,
+  renew,
+  type SimAgent,
+} from './agentModel.ts';
 import { createSimStats, latencyPercentiles, type SimStats } from './simStats.ts';
 import {
   gateway,
@@ -32,6 +39,10 @@ export interface FleetOptions {
   /** New agents per second while ramping up; 0 or Infinity = as fast as possible. */
   readonly rampPerSecond: number;
   readonly localAddresses: readonly string[];
+  /** How long an agent takes to apply a remote config it received (it reports APPLYING meanwhile). */
+  readonly applyMs?: number;
+  /** Share of agents (0..1, the first ones by index) that report FAILED for every config they get. */
+  readonly configFailRate?: number;
 }
 
 export interface FleetSnapshot {
@@ -43,6 +54,13 @@ export interface FleetSnapshot {
   readonly errors: number;
   readonly errorKinds: Record<string, number>;
   readonly latencyMs: { p50: number; p99: number };
+  /** Agents by the remote config status they report, and by the config hash they run. */
+  readonly configs: {
+    readonly applying: number;
+    readonly applied: number;
+    readonly failed: number;
+    readonly byHash: Record<string, number>;
+  };
 }
 
 interface Slot {
@@ -61,11 +79,20 @@ export function createFleet(options: FleetOptions) {
     url: new URL(options.url),
     stats,
     localAddresses: options.localAddresses,
-    onFullStateRequested: (agent) => {
-      const slot = slots[agent.index];
-      if (slot?.state === 'up' && slot.channel.isOpen) slot.channel.send(nextMessage(agent, messageOptions));
+    onFullStateRequested: (agent) => sendNow(agent),
+    onConfigReceived: (agent) => {
+      sendNow(agent); // APPLYING
+      later(options.applyMs ?? 50, () => {
+        finishApplying(agent);
+        sendNow(agent); // APPLIED or FAILED
+      });
     },
   };
+  /** Reports at once (real agents answer a full-state request or a new config without waiting). */
+  function sendNow(agent: SimAgent): void {
+    const slot = slots[agent.index];
+    if (slot?.state === 'up' && slot.channel.isOpen) slot.channel.send(nextMessage(agent, messageOptions));
+  }
   const http = httpPools(ctx);
   const gateways: Gateway[] = [];
   const slots: Slot[] = [];
@@ -156,6 +183,7 @@ export function createFleet(options: FleetOptions) {
     const opening = new Set<Promise<void>>();
     for (let i = 0; i < options.agents && !stopped; i++) {
       const agent = createSimAgent(i);
+      agent.failsConfigs = i < Math.round((options.configFailRate ?? 0) * options.agents);
       // Parked until bringUp below: a heartbeat tick during the ramp's pause must not start it twice.
       const slot: Slot = { agent, channel: undefined as unknown as Channel, state: 'parked' };
       slots.push(slot);
@@ -173,7 +201,14 @@ export function createFleet(options: FleetOptions) {
 
   function snapshot(): FleetSnapshot {
     let connected = 0;
-    for (const s of slots) if (s.state === 'up' && s.agent.registered && s.channel.isOpen) connected++;
+    const configs = { applying: 0, applied: 0, failed: 0, byHash: {} as Record<string, number> };
+    for (const s of slots) {
+      if (s.state === 'up' && s.agent.registered && s.channel.isOpen) connected++;
+      const { configHash, configStatus } = s.agent;
+      if (configHash === '') continue;
+      configs.byHash[configHash] = (configs.byHash[configHash] ?? 0) + 1;
+      if (configStatus !== 'unset') configs[configStatus]++;
+    }
     return {
       agents: options.agents,
       started: slots.length,
@@ -183,6 +218,7 @@ export function createFleet(options: FleetOptions) {
       errors: stats.errors,
       errorKinds: Object.fromEntries(stats.errorKinds),
       latencyMs: latencyPercentiles(stats),
+      configs,
     };
   }
 

@@ -20,6 +20,8 @@ export const simulateUsage = `usage: simulate [options]
   --ramp R             new agents per second while ramping up; 0 = at once (default 1000)
   --duration D         stop after D once ramped up, e.g. 60s; 0 = until Ctrl-C (default 0)
   --sources N          spread connections over source addresses 127.0.0.1 .. 127.0.0.N (default 1)
+  --apply-ms D         time an agent takes to apply a remote config (reports APPLYING meanwhile; default 50ms)
+  --config-fail-rate P share of agents that report FAILED for every remote config (default 0)
   --json               print the summary as JSON`;
 
 export class UsageError extends Error {}
@@ -59,6 +61,8 @@ export function parseSimulateArgs(argv: readonly string[]): {
       ramp: { type: 'string', default: '1000' },
       duration: { type: 'string', default: '0' },
       sources: { type: 'string', default: '1' },
+      'apply-ms': { type: 'string', default: '50ms' },
+      'config-fail-rate': { type: 'string', default: '0' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -67,6 +71,8 @@ export function parseSimulateArgs(argv: readonly string[]): {
     throw new UsageError(`--transport ${transport}: ws, http or mix`);
   const flapRate = positive('flap-rate', values['flap-rate'], num, true);
   if (flapRate > 1) throw new UsageError('--flap-rate is a probability between 0 and 1');
+  const configFailRate = positive('config-fail-rate', values['config-fail-rate'], num, true);
+  if (configFailRate > 1) throw new UsageError('--config-fail-rate is a share between 0 and 1');
   const sources = positive('sources', values.sources, num);
   if (sources > 254) throw new UsageError('--sources at most 254');
   try {
@@ -97,6 +103,8 @@ export function parseSimulateArgs(argv: readonly string[]): {
       churnPerSecond: positive('churn', values.churn, num, true),
       rampPerSecond: positive('ramp', values.ramp, num, true),
       localAddresses: sources === 1 ? [] : Array.from({ length: sources }, (_, i) => `127.0.0.${i + 1}`),
+      applyMs: positive('apply-ms', values['apply-ms'], parseDuration, true),
+      configFailRate,
     },
     durationMs: positive('duration', values.duration, parseDuration, true),
     json: values.json,
@@ -104,7 +112,11 @@ export function parseSimulateArgs(argv: readonly string[]): {
 }
 
 export function progressLine(s: FleetSnapshot, perSecond: number): string {
-  return `connected ${s.connected}/${s.agents} · ${Math.round(perSecond)} msg/s · replies ${s.replies} · errors ${s.errors} · p99 ${s.latencyMs.p99} ms`;
+  const configs =
+    s.configs.applied + s.configs.applying + s.configs.failed > 0
+      ? ` · configs applied ${s.configs.applied} applying ${s.configs.applying} failed ${s.configs.failed}`
+      : '';
+  return `connected ${s.connected}/${s.agents} · ${Math.round(perSecond)} msg/s · replies ${s.replies} · errors ${s.errors} · p99 ${s.latencyMs.p99} ms${configs}`;
 }
 
 export async function runSimulateCli(argv: readonly string[]): Promise<number> {

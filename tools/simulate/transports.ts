@@ -25,6 +25,8 @@ export interface TransportContext {
   readonly localAddresses: readonly string[];
   /** Called when a reply asks the agent for its full state (real agents send it at once). */
   readonly onFullStateRequested?: (agent: SimAgent) => void;
+  /** Called when a reply brings a new remote config (the agent reports APPLYING, then applies it). */
+  readonly onConfigReceived?: (agent: SimAgent) => void;
 }
 
 let nextAddress = 0;
@@ -38,8 +40,9 @@ function handleReply(agent: SimAgent, ctx: TransportContext, bytes: Uint8Array):
   if (sentAt !== undefined) addLatency(stats, performance.now() - sentAt);
   const reply = decodeServerToAgent(bytes);
   if (reply.errorResponse) countError(stats, 'error_response');
-  onReply(agent, reply.flags);
+  const effects = onReply(agent, reply);
   if (agent.needsFullState) ctx.onFullStateRequested?.(agent);
+  else if (effects.configReceived) ctx.onConfigReceived?.(agent);
 }
 
 const wsUrl = (url: URL) => new URL('/v1/opamp', url).href.replace(/^http/, 'ws');

@@ -27,6 +27,10 @@ describe('simulate command line', () => {
       '1m',
       '--sources',
       '3',
+      '--apply-ms',
+      '200ms',
+      '--config-fail-rate',
+      '0.1',
       '--json',
     ]);
     expect(fleet).to.deep.equal({
@@ -37,6 +41,8 @@ describe('simulate command line', () => {
       heartbeatMs: 15_000,
       flapRate: 0.05,
       configBytes: 2048,
+      applyMs: 200,
+      configFailRate: 0.1,
       attributes: 12,
       churnPerSecond: 1.5,
       rampPerSecond: 0,
