@@ -97,6 +97,15 @@ export type AgentsSoftDeleted = Fact<'AgentsSoftDeleted', { uids: readonly Insta
 export type RemoteConfigChanged = Fact<'RemoteConfigChanged', { config: ConfigRevisionData }>;
 /** A config was deleted: no agent receives it any more. */
 export type RemoteConfigRemoved = Fact<'RemoteConfigRemoved', { name: string }>;
+/**
+ * The agents that receive `config` (a revision other than the current one) instead of the config's
+ * current revision: a rollout's reached targets. Replaces the previous set for that config name;
+ * an empty `uids` releases them all.
+ */
+export type RemoteConfigPinned = Fact<
+  'RemoteConfigPinned',
+  { name: string; config: ConfigRevisionData | null; uids: readonly InstanceUid[] }
+>;
 /** A config source could not be used (for example a file that does not parse); the last good stays. */
 export type RemoteConfigRejected = Fact<
   'RemoteConfigRejected',
@@ -130,7 +139,8 @@ export type GatewayEvent = GatewayConnectAnswered | GatewayConnectionClosed;
 /** Facts reported by the store rather than by agents. */
 export type StoreEvent = AgentsSoftDeleted;
 
-export type ConfigEvent = RemoteConfigChanged | RemoteConfigRemoved | RemoteConfigRejected;
+export type ConfigEvent =
+  RemoteConfigChanged | RemoteConfigRemoved | RemoteConfigRejected | RemoteConfigPinned;
 
 export type FleetEvent = AgentEvent | GatewayEvent | StoreEvent | ConfigEvent;
 
@@ -159,6 +169,7 @@ const notAgentEvents: ReadonlySet<FleetEvent['type']> = new Set<Exclude<FleetEve
   'RemoteConfigChanged',
   'RemoteConfigRemoved',
   'RemoteConfigRejected',
+  'RemoteConfigPinned',
 ]);
 
 export function isAgentEvent(event: FleetEvent): event is AgentEvent {

@@ -69,6 +69,16 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
       logger.info({ config: name, revision, enabled }, 'remote config in force');
       return;
     }
+    case 'RemoteConfigPinned':
+      logger.info(
+        {
+          config: event.data.name,
+          revision: event.data.config?.revision ?? null,
+          agents: event.data.uids.length,
+        },
+        'remote config pinned for a rollout',
+      );
+      return;
     case 'RemoteConfigRemoved':
       logger.info({ config: event.data.name }, 'remote config removed');
       return;

@@ -6,7 +6,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry as PromRegistry } from 'prom-client';
 import type { BuildInfo } from '../io/buildInfo.ts';
 import type { Config } from '../io/config/schema.ts';
-import { formatDuration } from '../io/config/duration.ts';
+import { formatDuration } from '../projections/units/duration.ts';
 import type { Logger } from '../io/logger.ts';
 
 /** Counts OpAMP messages processed and those that failed to read or decode. */

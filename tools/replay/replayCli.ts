@@ -3,7 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/io/config/loadConfig.ts';
-import { parseDuration } from '../../src/io/config/duration.ts';
+import { parseDuration } from '../../src/projections/units/duration.ts';
 import { parseInstanceUid } from '../../src/events/ids.ts';
 import { describeTruncation, openRecording } from '../../src/io/recorder/recordingReader.ts';
 import { replayOffline, type FleetSettings } from './replayOffline.ts';

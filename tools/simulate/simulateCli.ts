@@ -3,7 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { parseByteSize } from '../../src/io/config/byteSize.ts';
-import { parseDuration } from '../../src/io/config/duration.ts';
+import { parseDuration } from '../../src/projections/units/duration.ts';
 import { createFleet, type FleetOptions, type FleetSnapshot } from './fleet.ts';
 
 export const simulateUsage = `usage: simulate [options]

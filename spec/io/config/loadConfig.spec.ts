@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../../src/io/config/loadConfig.ts';
-import { formatDuration, parseDuration } from '../../../src/io/config/duration.ts';
+import { formatDuration, parseDuration } from '../../../src/projections/units/duration.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'config-spec-'));
 const file = (name: string, text: string) => {

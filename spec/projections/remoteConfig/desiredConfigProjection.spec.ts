@@ -115,4 +115,33 @@ describe('desired-config projection', () => {
     const { projection } = given(revision('broken', 'env=~"("', 'a: 1\n'));
     expect(projection.desiredFor(prod)).to.equal(undefined);
   });
+
+  it('gives pinned agents the pinned revision instead of the current one, until released', () => {
+    const { bus, projection } = given(revision('base', 'env=prod', 'a: 1\n'));
+    const current = projection.desiredFor(prod)!.hash;
+    const draft = revision('base', 'env=prod', 'a: 2\n', { revision: 2 });
+    bus.publish({
+      type: 'RemoteConfigPinned',
+      at: 1,
+      data: { name: 'base', config: draft, uids: [prod.uid] },
+    });
+    const pinned = projection.desiredFor(prod)!;
+    expect(pinned.entries[0]?.revision).to.equal(2);
+    expect(pinned.hash).to.not.equal(current);
+    expect(projection.desiredFor(prod2)!.hash, 'not pinned: the current revision').to.equal(current);
+    bus.publish({ type: 'RemoteConfigPinned', at: 2, data: { name: 'base', config: null, uids: [] } });
+    expect(projection.desiredFor(prod)!.hash).to.equal(current);
+  });
+
+  it('pins a revision of a config that has no current revision yet (created as a draft)', () => {
+    const { bus, projection } = given();
+    const draft = revision('fresh', 'env=prod', 'a: 1\n');
+    bus.publish({
+      type: 'RemoteConfigPinned',
+      at: 1,
+      data: { name: 'fresh', config: draft, uids: [prod.uid] },
+    });
+    expect(projection.desiredFor(prod)?.entries.map((e) => e.name)).to.deep.equal(['fresh']);
+    expect(projection.desiredFor(prod2)).to.equal(undefined);
+  });
 });

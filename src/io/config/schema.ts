@@ -4,7 +4,7 @@
 
 import Joi from 'joi';
 import { parseByteSize } from './byteSize.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../../projections/units/duration.ts';
 import { tlsFileProblems, type TlsFiles } from '../tls/tlsMaterial.ts';
 
 const duration = (fallback: string, { allowZero = false } = {}) =>

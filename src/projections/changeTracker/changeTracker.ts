@@ -54,6 +54,7 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':
     case 'RemoteConfigRejected':
+    case 'RemoteConfigPinned':
     case 'GatewayConnectAnswered':
     case 'GatewayConnectionClosed':
       return undefined;

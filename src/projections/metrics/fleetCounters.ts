@@ -102,6 +102,7 @@ export function evolveFleetCounters(
     case 'AgentRemoteConfigReported':
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':
+    case 'RemoteConfigPinned':
       return state;
     default: {
       const _exhaustive: never = event;

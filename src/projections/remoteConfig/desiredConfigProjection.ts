@@ -76,7 +76,7 @@ export function createDesiredConfigProjection(
 
   function desiredFor(agent: AgentState): DesiredConfig | undefined {
     const description = agent.description;
-    if (description === null || state.enabled.length === 0) return undefined;
+    if (description === null || state.names.length === 0) return undefined;
     const hit = memo.get(description);
     if (hit !== undefined && hit.version === state.version) return hit.desired;
     const desired = intern(agent);

@@ -6,7 +6,7 @@ import type { ConfigRevisionData } from '../../events/configData.ts';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
 import type { AgentState } from '../agent/agentState.ts';
 import { parseSelector, selects, type Selector } from '../filter/selector.ts';
-import { byName, type DesiredEntry } from './desiredConfig.ts';
+import type { DesiredEntry } from './desiredConfig.ts';
 
 export interface ConfigInForce {
   readonly config: ConfigRevisionData;
@@ -14,26 +14,41 @@ export interface ConfigInForce {
   readonly selector: Selector | null;
 }
 
+/** A revision given to some agents instead of the current one (a rollout's reached targets). */
+export interface Pin extends ConfigInForce {
+  readonly uids: ReadonlySet<string>;
+}
+
 export interface DesiredConfigsState {
   /** Every config known, by name (disabled ones included). */
   readonly configs: ReadonlyMap<string, ConfigInForce>;
-  /** The enabled ones in name order: what desired configs are made of. */
-  readonly enabled: readonly ConfigInForce[];
+  readonly pins: ReadonlyMap<string, Pin>;
+  /** Names of every config that may reach an agent (enabled, or pinned), in name order. */
+  readonly names: readonly string[];
   /** Bumped by every change that can alter an agent's desired config. */
   readonly version: number;
 }
 
 export const initialDesiredConfigs: DesiredConfigsState = {
   configs: new Map(),
-  enabled: [],
+  pins: new Map(),
+  names: [],
   version: 0,
 };
 
-function withConfigs(state: DesiredConfigsState, configs: Map<string, ConfigInForce>): DesiredConfigsState {
-  const enabled = [...configs.values()]
-    .filter((c) => c.config.enabled)
-    .sort((a, b) => byName(a.config, b.config));
-  return { configs, enabled, version: state.version + 1 };
+function next(
+  state: DesiredConfigsState,
+  configs: ReadonlyMap<string, ConfigInForce>,
+  pins: ReadonlyMap<string, Pin>,
+): DesiredConfigsState {
+  const names = new Set([...configs.values()].filter((c) => c.config.enabled).map((c) => c.config.name));
+  for (const name of pins.keys()) names.add(name);
+  return { configs, pins, names: [...names].sort(), version: state.version + 1 };
+}
+
+function inForce(config: ConfigRevisionData): ConfigInForce {
+  const parsed = parseSelector(config.selector);
+  return { config, selector: parsed.ok ? parsed.value : null };
 }
 
 const sameContent = (a: ConfigRevisionData, b: ConfigRevisionData): boolean =>
@@ -43,6 +58,9 @@ const sameContent = (a: ConfigRevisionData, b: ConfigRevisionData): boolean =>
   a.contentType === b.contentType &&
   a.enabled === b.enabled;
 
+const sameSet = (a: ReadonlySet<string>, b: readonly string[]): boolean =>
+  a.size === b.length && b.every((uid) => a.has(uid));
+
 /** Returns the same state for events that change nothing (and for every non-config event). */
 export function evolveDesiredConfigs(state: DesiredConfigsState, event: FleetEvent): DesiredConfigsState {
   switch (event.type) {
@@ -50,28 +68,48 @@ export function evolveDesiredConfigs(state: DesiredConfigsState, event: FleetEve
       const { config } = event.data;
       const known = state.configs.get(config.name);
       if (known !== undefined && sameContent(known.config, config)) return state;
-      const parsed = parseSelector(config.selector);
       const configs = new Map(state.configs);
-      configs.set(config.name, { config, selector: parsed.ok ? parsed.value : null });
-      return withConfigs(state, configs);
+      configs.set(config.name, inForce(config));
+      return next(state, configs, state.pins);
     }
     case 'RemoteConfigRemoved': {
       if (!state.configs.has(event.data.name)) return state;
       const configs = new Map(state.configs);
       configs.delete(event.data.name);
-      return withConfigs(state, configs);
+      return next(state, configs, state.pins);
+    }
+    case 'RemoteConfigPinned': {
+      const { name, config, uids } = event.data;
+      const known = state.pins.get(name);
+      if (config === null || uids.length === 0) {
+        if (known === undefined) return state;
+        const pins = new Map(state.pins);
+        pins.delete(name);
+        return next(state, state.configs, pins);
+      }
+      if (known !== undefined && sameContent(known.config, config) && sameSet(known.uids, uids)) return state;
+      const pins = new Map(state.pins);
+      pins.set(name, { ...inForce(config), uids: new Set(uids) });
+      return next(state, state.configs, pins);
     }
     default:
       return state;
   }
 }
 
-/** The entries of the agent's desired config, in name order (empty: none). */
+/**
+ * The entries of the agent's desired config, in name order (empty: none). A pinned agent gets the
+ * pinned revision of that config (subject to that revision's own selector and enabled flag).
+ */
 export function matchingEntries(state: DesiredConfigsState, agent: AgentState): DesiredEntry[] {
   const entries: DesiredEntry[] = [];
   if (agent.description === null) return entries;
-  for (const { config, selector } of state.enabled) {
-    if (selector === null || !selects(selector, agent)) continue;
+  for (const name of state.names) {
+    const pin = state.pins.get(name);
+    const chosen = pin !== undefined && pin.uids.has(agent.uid) ? pin : state.configs.get(name);
+    if (chosen === undefined) continue;
+    const { config, selector } = chosen;
+    if (!config.enabled || selector === null || !selects(selector, agent)) continue;
     entries.push({
       name: config.name,
       revision: config.revision,

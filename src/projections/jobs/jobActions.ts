@@ -1,0 +1,178 @@
+// The actions a job can take and their action_config (docs/jobs.md "Actions"). SPEC keeps `action`
+// free-form: an unknown action is recorded, and arming it is refused naming the known ones. Pure;
+// errors are messages for a 400.
+
+import { parseDuration } from '../units/duration.ts';
+import { parseAmount, type Amount } from './amount.ts';
+
+export const knownActions = ['restart', 'config_rollout'] as const;
+export type KnownAction = (typeof knownActions)[number];
+
+export interface RestartSettings {
+  readonly action: 'restart';
+  /** A target must come back within this after the command was sent. */
+  readonly reconnectTimeoutMs: number;
+  /** The largest batch of restarts in flight at once (batches grow 1, 2, 4, … up to it). */
+  readonly backoffCap: Amount;
+}
+
+export interface Gates {
+  readonly maxFailed?: Amount;
+  readonly maxUnhealthy?: Amount;
+  readonly maxDisconnected?: Amount;
+}
+
+export interface RolloutSettings {
+  readonly action: 'config_rollout';
+  readonly config: string;
+  /** The draft revision rolled out. */
+  readonly revision: number;
+  /** Cumulative stages; the last reaches every target. */
+  readonly stages: readonly Amount[];
+  /** Pause between stages, once every target of a stage has finished. */
+  readonly waitMs: number;
+  readonly gates: Gates;
+  /** A target that disconnects within this after receiving the revision counts as lost. */
+  readonly disconnectWindowMs: number;
+  /** A target that has not applied the revision within this fails. */
+  readonly applyTimeoutMs: number;
+}
+
+export type ActionSettings = RestartSettings | RolloutSettings;
+export type Checked<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+type Fields = Readonly<Record<string, unknown>>;
+
+export const isKnownAction = (action: string): action is KnownAction =>
+  (knownActions as readonly string[]).includes(action);
+
+function duration(fields: Fields, key: string, fallback: string): Checked<number> {
+  const value = fields[key] ?? fallback;
+  const ms =
+    typeof value === 'string' ? parseDuration(value) : typeof value === 'number' ? value * 1000 : undefined;
+  return ms === undefined || ms < 0
+    ? { ok: false, error: `action_config.${key} must be a duration such as 30s or 2m` }
+    : { ok: true, value: ms };
+}
+
+function amount(fields: Fields, key: string, fallback?: unknown): Checked<Amount | undefined> {
+  const value = fields[key] ?? fallback;
+  if (value === undefined) return { ok: true, value: undefined };
+  const parsed = parseAmount(value);
+  return parsed === undefined
+    ? { ok: false, error: `action_config.${key} must be a count (25) or a percentage ("10%")` }
+    : { ok: true, value: parsed };
+}
+
+const unknownKeys = (fields: Fields, known: readonly string[]): Checked<undefined> => {
+  const extra = Object.keys(fields).filter((k) => !known.includes(k));
+  return extra.length === 0
+    ? { ok: true, value: undefined }
+    : { ok: false, error: `action_config has unknown key(s) ${extra.join(', ')}` };
+};
+
+function restart(fields: Fields): Checked<RestartSettings> {
+  const known = unknownKeys(fields, ['reconnect_timeout', 'backoff_cap']);
+  if (!known.ok) return known;
+  const timeout = duration(fields, 'reconnect_timeout', '2m');
+  if (!timeout.ok) return timeout;
+  const cap = amount(fields, 'backoff_cap', 10);
+  if (!cap.ok) return cap;
+  if ('count' in cap.value! && cap.value.count === 0)
+    return { ok: false, error: 'action_config.backoff_cap must let at least one restart through' };
+  return {
+    ok: true,
+    value: { action: 'restart', reconnectTimeoutMs: timeout.value, backoffCap: cap.value! },
+  };
+}
+
+function stagesOf(value: unknown): Checked<Amount[]> {
+  const list = value ?? ['100%'];
+  if (!Array.isArray(list) || list.length === 0)
+    return { ok: false, error: 'action_config.stages must be a list such as [1, "10%", "50%", "100%"]' };
+  const stages: Amount[] = [];
+  for (const item of list) {
+    const parsed = parseAmount(item);
+    if (parsed === undefined)
+      return { ok: false, error: 'action_config.stages holds counts (25) or percentages ("10%")' };
+    stages.push(parsed);
+  }
+  const last = stages.at(-1)!;
+  if (!('percent' in last && last.percent === 100))
+    return {
+      ok: false,
+      error: 'the last of action_config.stages must be "100%", so every target is reached',
+    };
+  return { ok: true, value: stages };
+}
+
+function rollout(fields: Fields): Checked<RolloutSettings> {
+  const known = unknownKeys(fields, [
+    'config',
+    'revision',
+    'stages',
+    'wait',
+    'gates',
+    'disconnect_window',
+    'apply_timeout',
+  ]);
+  if (!known.ok) return known;
+  const { config, revision } = fields;
+  if (typeof config !== 'string' || config === '')
+    return { ok: false, error: 'action_config.config must name the config to roll out' };
+  if (!Number.isSafeInteger(revision) || (revision as number) <= 0)
+    return { ok: false, error: 'action_config.revision must be the draft revision to roll out' };
+  const stages = stagesOf(fields.stages);
+  if (!stages.ok) return stages;
+  const wait = duration(fields, 'wait', '0s');
+  if (!wait.ok) return wait;
+  const window = duration(fields, 'disconnect_window', '2m');
+  if (!window.ok) return window;
+  const applyTimeout = duration(fields, 'apply_timeout', '10m');
+  if (!applyTimeout.ok) return applyTimeout;
+  const gateFields = (fields.gates ?? {}) as Fields;
+  if (typeof gateFields !== 'object' || gateFields === null || Array.isArray(gateFields))
+    return { ok: false, error: 'action_config.gates must be an object' };
+  const knownGates = unknownKeys(gateFields, ['max_failed', 'max_unhealthy', 'max_disconnected']);
+  if (!knownGates.ok)
+    return { ok: false, error: knownGates.error.replace('action_config', 'action_config.gates') };
+  const gates: { maxFailed?: Amount; maxUnhealthy?: Amount; maxDisconnected?: Amount } = {};
+  for (const [key, name] of [
+    ['max_failed', 'maxFailed'],
+    ['max_unhealthy', 'maxUnhealthy'],
+    ['max_disconnected', 'maxDisconnected'],
+  ] as const) {
+    const a = amount(gateFields, key);
+    if (!a.ok) return { ok: false, error: a.error.replace('action_config', 'action_config.gates') };
+    if (a.value !== undefined) gates[name] = a.value;
+  }
+  return {
+    ok: true,
+    value: {
+      action: 'config_rollout',
+      config,
+      revision: revision as number,
+      stages: stages.value,
+      waitMs: wait.value,
+      gates,
+      disconnectWindowMs: window.value,
+      applyTimeoutMs: applyTimeout.value,
+    },
+  };
+}
+
+/** The settings of a known action, or why they cannot be used (also for an unknown action). */
+export function parseActionSettings(action: string, config: Fields): Checked<ActionSettings> {
+  switch (action) {
+    case 'restart':
+      return restart(config);
+    case 'config_rollout':
+      return rollout(config);
+    default:
+      return {
+        ok: false,
+        error: `action ${JSON.stringify(action)} is not one this service knows (${knownActions.join(', ')})`,
+      };
+  }
+}

@@ -1,0 +1,84 @@
+// How a config rollout moves through its stages, and when its gates trip (docs/jobs.md). Pure: the
+// job stepper feeds it the counts it reads from the job's targets and acts on the answer.
+
+import { resolveAmount, type Amount } from './amount.ts';
+import type { Gates } from './jobActions.ts';
+
+/** Cumulative targets per stage for `total` eligible targets: never decreasing, the last is `total`. */
+export function stageCounts(stages: readonly Amount[], total: number): number[] {
+  const counts: number[] = [];
+  for (const stage of stages) counts.push(Math.max(counts.at(-1) ?? 0, resolveAmount(stage, total)));
+  if (counts.length > 0) counts[counts.length - 1] = total;
+  return counts;
+}
+
+export interface RolloutProgress {
+  /** Stages reached so far (0 before the first). */
+  readonly stage: number;
+  /** When the current stage was reached (Unix ms). */
+  readonly stageAt: number;
+  /** Eligible targets (those that can take remote config). */
+  readonly total: number;
+  /** Targets given the new revision so far. */
+  readonly reached: number;
+  /** Of those, how many have finished (applied or failed). */
+  readonly finished: number;
+  /** When the last of them finished (Unix ms), or 0. */
+  readonly lastFinishedAt: number;
+}
+
+export type RolloutStep =
+  | { readonly kind: 'wait' }
+  /** Reach stage `stage`: give the revision to `assign` more targets. */
+  | { readonly kind: 'advance'; readonly stage: number; readonly assign: number }
+  | { readonly kind: 'finish' };
+
+/**
+ * The first stage starts at once. A later one starts when every target reached so far has finished
+ * and `waitMs` has passed since the current stage started and since its last target finished. After
+ * the last stage, the rollout finishes when every target has.
+ */
+export function planRollout(
+  p: RolloutProgress,
+  stages: readonly Amount[],
+  waitMs: number,
+  now: number,
+): RolloutStep {
+  const counts = stageCounts(stages, p.total);
+  if (p.stage === 0) return { kind: 'advance', stage: 1, assign: counts[0] ?? p.total };
+  if (p.finished < p.reached) return { kind: 'wait' };
+  if (p.stage >= counts.length) return { kind: 'finish' };
+  if (now - Math.max(p.stageAt, p.lastFinishedAt) < waitMs) return { kind: 'wait' };
+  return { kind: 'advance', stage: p.stage + 1, assign: (counts[p.stage] ?? p.total) - p.reached };
+}
+
+export type GateName = 'max_failed' | 'max_unhealthy' | 'max_disconnected';
+
+export interface GateCounts {
+  /** Targets given the new revision so far: what a gate's share is of. */
+  readonly reached: number;
+  readonly failed: number;
+  readonly unhealthy: number;
+  readonly disconnected: number;
+}
+
+export interface TrippedGate {
+  readonly gate: GateName;
+  readonly limit: number;
+  readonly count: number;
+}
+
+/** The first gate whose count exceeds its limit (a count, or a share of the targets reached). */
+export function trippedGate(gates: Gates, counts: GateCounts): TrippedGate | undefined {
+  const checks: [GateName, Amount | undefined, number][] = [
+    ['max_failed', gates.maxFailed, counts.failed],
+    ['max_unhealthy', gates.maxUnhealthy, counts.unhealthy],
+    ['max_disconnected', gates.maxDisconnected, counts.disconnected],
+  ];
+  for (const [gate, amount, count] of checks) {
+    if (amount === undefined) continue;
+    const limit = resolveAmount(amount, counts.reached);
+    if (count > limit) return { gate, limit, count };
+  }
+  return undefined;
+}
