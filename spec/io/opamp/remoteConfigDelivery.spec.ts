@@ -32,6 +32,12 @@ const fleetOptions: Omit<FleetOptions, 'url' | 'transport' | 'heartbeatMs'> = {
 const configFile = (body: string, selector = 'service.version=~"1[.].*"') =>
   `selector: '${selector}'\nbody: |\n  ${body}\n`;
 
+/** Every agent runs one config hash, not `before`, and has applied it. */
+function changedOnEveryAgent(fleet: Fleet, before: string | undefined): boolean {
+  const hashes = Object.keys(fleet.snapshot().configs.byHash);
+  return hashes.length === 1 && hashes[0] !== before && fleet.snapshot().configs.applied === 8;
+}
+
 describe('remote config delivery to real agents', () => {
   let dir: string;
   let app: App;
@@ -67,10 +73,10 @@ describe('remote config delivery to real agents', () => {
     await eventually(() => Promise.resolve(states().every((s) => s === 'applied')), 'the service to see it');
 
     writeFileSync(join(dir, 'base.yaml'), configFile('receivers: {otlp: {}, prometheus: {}}'));
-    await eventually(async () => {
-      const hashes = Object.keys(fleet!.snapshot().configs.byHash);
-      return hashes.length === 1 && hashes[0] !== first && fleet!.snapshot().configs.applied === 8;
-    }, 'the change to reach every agent (heartbeats are an hour apart)');
+    await eventually(
+      () => Promise.resolve(changedOnEveryAgent(fleet!, first)),
+      'the change to reach every agent (heartbeats are an hour apart)',
+    );
     expect([...offers.values()]).to.deep.equal(Array(8).fill(2));
   });
 
@@ -80,10 +86,10 @@ describe('remote config delivery to real agents', () => {
     await eventually(() => Promise.resolve(fleet!.snapshot().configs.applied === 8), 'all agents applied');
     writeFileSync(join(dir, 'base.yaml'), configFile('receivers: {}'));
     const [before] = Object.keys(fleet.snapshot().configs.byHash);
-    await eventually(async () => {
-      const hashes = Object.keys(fleet!.snapshot().configs.byHash);
-      return hashes.length === 1 && hashes[0] !== before && fleet!.snapshot().configs.applied === 8;
-    }, 'the change to reach every polling agent');
+    await eventually(
+      () => Promise.resolve(changedOnEveryAgent(fleet!, before)),
+      'the change to reach every polling agent',
+    );
   });
 
   it('never sends the same config again to an agent that reported FAILED for it', async () => {
@@ -110,7 +116,7 @@ describe('remote config delivery to real agents', () => {
       instanceUid: uidBytes,
       heartbeatIntervalSeconds: 1,
       capabilities: BigInt(0x1 | 0x2 | 0x1000), // ReportsStatus | AcceptsRemoteConfig | ReportsRemoteConfig
-      onMessage: ({ remoteConfig }) => {
+      onMessage: ({ remoteConfig }: { remoteConfig?: { configHash?: Uint8Array } }) => {
         if (remoteConfig?.configHash)
           client.setRemoteConfigStatus({
             status: RemoteConfigStatuses.RemoteConfigStatuses_APPLIED,
@@ -123,10 +129,11 @@ describe('remote config delivery to real agents', () => {
     });
     client.start();
     try {
-      await eventually(async () => {
+      const applied = () => {
         const agent = app.registry.get(uid);
         return agent !== undefined && configStateOf(agent, app.desired.desiredFor(agent)) === 'applied';
-      }, 'the Elastic client to apply the config');
+      };
+      await eventually(() => Promise.resolve(applied()), 'the Elastic client to apply the config');
       expect(offers.get(uid)).to.equal(1);
     } finally {
       await client.shutdown();
