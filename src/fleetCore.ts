@@ -13,6 +13,7 @@
 
 import type { SchedulerLike } from 'rxjs';
 import { createEventBus, type EventBus } from './events/bus.ts';
+import { createCommandQueue, type CommandQueue } from './io/opamp/commandQueue.ts';
 import { createConfigPusher } from './io/opamp/configPusher.ts';
 import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
 import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
@@ -63,6 +64,8 @@ export interface FleetCore {
   /** Present when built with trackChanges. */
   readonly changes: ChangeTracker | undefined;
   readonly handler: OpampHandler;
+  /** Commands waiting for agents held here (restart jobs queue them; replies and pushes take them). */
+  readonly commands: CommandQueue;
   readonly thresholds: LivenessThresholds;
   /** Starts the liveness sweep; the service calls it once its listeners are up. */
   startSweeping(): void;
@@ -81,6 +84,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
   const desired = createDesiredConfigProjection(bus.events$, onError);
   const changes = options.trackChanges ? createChangeTracker(bus.events$, { scheduler }) : undefined;
   const thresholds = livenessThresholds(fleet.heartbeatIntervalMs, fleet.staleMissedHeartbeats);
+  const commands = createCommandQueue();
   const handler = createOpampHandler({
     bus,
     registry,
@@ -88,6 +92,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     requiredAttributes: fleet.requiredAttributes,
     observer: options.observer,
     desiredFor: (agent) => desired.desiredFor(agent),
+    commands,
     onInbound: options.onInbound,
     onClosed: options.onClosed,
   });
@@ -107,6 +112,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     desired,
     changes,
     handler,
+    commands,
     thresholds,
     startSweeping() {
       sweeper ??= createLivenessSweeper({ bus, registry, thresholds, scheduler, onError });

@@ -2,7 +2,7 @@
 // the injected clock). Order within one inbound AgentToServer (docs/events.md):
 //   AgentConnected? → AgentCheckedIn → AgentStatusReported? → AgentHealthReported? →
 //   AgentEffectiveConfigReported? → AgentPackageStatusesReported? → AgentRemoteConfigReported? →
-//   AgentComplianceChanged? → AgentFullStateRequested? → AgentRemoteConfigOffered? →
+//   AgentComplianceChanged? → AgentFullStateRequested? → AgentCommandSent? | AgentRemoteConfigOffered? →
 //   AgentDisconnected? (agent_disconnect)
 // Unix milliseconds rather than Date: an agent record holds several times and 100,000 records must
 // stay small.
@@ -59,6 +59,9 @@ export type AgentRemoteConfigOffered = Fact<
   'AgentRemoteConfigOffered',
   { uid: InstanceUid; hash: string; configs: readonly { name: string; revision: number }[] }
 >;
+
+/** The service sent the agent a command (ServerToAgent.command); Restart is the only one OpAMP has. */
+export type AgentCommandSent = Fact<'AgentCommandSent', { uid: InstanceUid; command: 'restart' }>;
 
 /** The agent's missing required attributes or reserved-key conflicts changed. */
 export type AgentComplianceChanged = Fact<
@@ -131,6 +134,7 @@ export type AgentEvent =
   | AgentComplianceChanged
   | AgentFullStateRequested
   | AgentRemoteConfigOffered
+  | AgentCommandSent
   | AgentDisconnected
   | AgentEvicted;
 

@@ -69,6 +69,9 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
       logger.info({ config: name, revision, enabled }, 'remote config in force');
       return;
     }
+    case 'AgentCommandSent':
+      logger.info({ instance_uid: event.data.uid, command: event.data.command }, 'command sent to agent');
+      return;
     case 'RemoteConfigPinned':
       logger.info(
         {

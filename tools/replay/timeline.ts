@@ -13,6 +13,7 @@ export type TimelineEntry =
   | { at: string; event: 'full_state_requested'; reason: string }
   | { at: string; event: 'remote_config_reported'; hash: string; status: string; error: string }
   | { at: string; event: 'remote_config_sent'; hash: string }
+  | { at: string; event: 'command_sent'; command: string }
   | { at: string; event: 'disconnected'; reason: string }
   | { at: string; event: 'evicted'; last_seen: string };
 
@@ -94,6 +95,9 @@ export function collectTimelines(
         t.entries.push({ at, event: 'remote_config_reported', hash, status, error: errorMessage });
         return;
       }
+      case 'AgentCommandSent':
+        t.entries.push({ at, event: 'command_sent', command: event.data.command });
+        return;
       case 'AgentRemoteConfigOffered':
         t.entries.push({ at, event: 'remote_config_sent', hash: event.data.hash });
         return;

@@ -8,7 +8,12 @@
 import type { EventBus } from '../../events/bus.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
-import { decideAgent, decidePush, type ReplyIntent } from '../../projections/agent/decideAgent.ts';
+import {
+  decideAgent,
+  decideCommand,
+  decidePush,
+  type ReplyIntent,
+} from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import {
@@ -18,6 +23,7 @@ import {
   type ServerToAgentFields,
   type WireAgentToServer,
 } from './codec.ts';
+import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
 import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
 import { toInstanceUid } from './instanceUid.ts';
@@ -51,6 +57,8 @@ export interface HandlerDeps {
   readonly observer: ProtocolObserver;
   /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
+  /** Commands waiting for agents held here (restart jobs). */
+  readonly commands?: CommandQueue | undefined;
   /** Sees every inbound message's raw bytes before decoding (traffic recording). Must not throw. */
   readonly onInbound?: ((connection: OpampConnection, payload: Uint8Array, at: number) => void) | undefined;
   /** Sees every closed WebSocket, with the time its agents are disconnected at (recording). Must not throw. */
@@ -62,10 +70,10 @@ export interface OpampHandler {
   /** A WebSocket closed: every agent still bound to it is disconnected at once. */
   closed(connection: OpampConnection): void;
   /**
-   * Sends the agent its desired remote config now, over the WebSocket it is connected on, when the
-   * offer rule says so (decidePush). False when nothing was sent: not held here over a WebSocket,
-   * or nothing to send. Never called concurrently with handle() (one thread), so it cannot race a
-   * message of the same agent.
+   * Sends the agent now, over the WebSocket it is connected on, the command waiting for it, else its
+   * desired remote config when the offer rule says so (decidePush). False when nothing was sent: not
+   * held here over a WebSocket, or nothing to send. Never called concurrently with handle() (one
+   * thread), so it cannot race a message of the same agent.
    */
   push(uid: InstanceUid): boolean;
   /** Agents connected to this process over a WebSocket (the ones push can reach). */
@@ -178,12 +186,16 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     at: number,
   ): HandleResult {
     const message = toAgentMessage(msg, uid);
+    const command = message.disconnect ? undefined : deps.commands?.take(uid);
     const decision = decideAgent(registry.get(uid), message, {
       at,
       session: connection.session(),
       requiredAttributes: deps.requiredAttributes,
       desiredFor: deps.desiredFor,
+      command,
     });
+    // Not sendable now (the agent does not accept it): it stays queued, sent to nobody.
+    if (command !== undefined && decision.reply.command === undefined) deps.commands?.queue(uid, command);
     for (const event of decision.events) bus.publish(event);
     if (connection.transport === 'ws') {
       if (message.disconnect) {
@@ -219,8 +231,15 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     if (target === undefined || target.connection.send === undefined) return false;
     const known = registry.get(uid);
     if (known === undefined || known.session.connectionId !== target.connection.id) return false;
-    const decision = decidePush(known, deps.desiredFor?.(known), now());
-    if (decision === undefined) return false;
+    const command = deps.commands?.take(uid);
+    const decision =
+      command !== undefined
+        ? decideCommand(known, command, now())
+        : decidePush(known, deps.desiredFor?.(known), now());
+    if (decision === undefined) {
+      if (command !== undefined) deps.commands?.queue(uid, command);
+      return false;
+    }
     for (const event of decision.events) bus.publish(event);
     const intent = decision.reply;
     target.connection.send(withCapabilities(target.connection, replyFields(target.uidBytes, intent), intent));

@@ -14,6 +14,8 @@ export const ReportFullState = 0x1;
 export function replyFields(uidBytes: Uint8Array, intent: ReplyIntent): ServerToAgentFields {
   const fields: ServerToAgentFields = { instanceUid: uidBytes };
   if (intent.reportFullState) fields.flags = ReportFullState;
+  // CommandType_Restart is 0: the sub-message is present and empty, which protobufjs still encodes.
+  if (intent.command === 'restart') fields.command = { type: 0 };
   return fields;
 }
 

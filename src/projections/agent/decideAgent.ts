@@ -28,6 +28,8 @@ export interface DecisionContext {
   readonly requiredAttributes: readonly string[];
   /** The desired remote config of an agent as it stands (the desired-config projection). */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
+  /** A command waiting for this agent (a restart job's), taken for this reply. */
+  readonly command?: 'restart' | undefined;
 }
 
 /** What the ServerToAgent answering the message carries, beyond what every reply carries. */
@@ -36,6 +38,8 @@ export interface ReplyIntent {
   readonly reportFullState: boolean;
   /** AgentRemoteConfig to send, when the offer rule says so. */
   readonly remoteConfig: DesiredConfig | undefined;
+  /** ServerToAgentCommand to send (never with anything else: capable agents run it and skip the rest). */
+  readonly command?: 'restart' | undefined;
 }
 
 export interface Decision {
@@ -95,6 +99,10 @@ export function decideAgent(
   let after = known;
   for (const event of events) after = evolveAgent(after, event);
   const { uid } = message;
+  // A command goes alone: the agent restarts and reports its full state anyway.
+  const command =
+    message.disconnect || ctx.command === undefined ? undefined : decideCommand(after, ctx.command, ctx.at);
+  if (command !== undefined) return { events: [...events, ...command.events], reply: command.reply };
   const fullState = message.disconnect
     ? null
     : decideFullState(known, after, {
@@ -133,5 +141,25 @@ export function decidePush(
   return {
     events: [offered(known.uid, desired, at)],
     reply: { reportFullState: false, remoteConfig: desired },
+  };
+}
+
+/** AgentCapabilities_AcceptsRestartCommand. */
+export const AcceptsRestartCommand = 0x400n;
+
+/**
+ * A command for a connected agent (in a reply, or pushed): only to an agent that declares it accepts
+ * it (OPAMP.md: agents without AcceptsRestartCommand ignore it), and alone in its message.
+ */
+export function decideCommand(
+  known: AgentState | undefined,
+  command: 'restart',
+  at: number,
+): Decision | undefined {
+  if (known === undefined || !known.connected || (known.capabilities & AcceptsRestartCommand) === 0n)
+    return undefined;
+  return {
+    events: [{ type: 'AgentCommandSent', at, data: { uid: known.uid, command } }],
+    reply: { reportFullState: false, remoteConfig: undefined, command },
   };
 }

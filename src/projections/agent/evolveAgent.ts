@@ -61,6 +61,7 @@ export function evolveAgent(agent: AgentState | undefined, event: AgentEvent): A
         }
       );
     case 'AgentFullStateRequested':
+    case 'AgentCommandSent':
       return agent;
     case 'AgentDisconnected':
       // SPEC rule 14: a disconnect never moves last_seen.

@@ -51,6 +51,7 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
     case 'AgentFullStateRequested':
     case 'AgentsSoftDeleted':
     case 'AgentRemoteConfigOffered':
+    case 'AgentCommandSent':
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':
     case 'RemoteConfigRejected':

@@ -100,6 +100,7 @@ export function evolveFleetCounters(
     case 'AgentComplianceChanged':
     case 'AgentFullStateRequested':
     case 'AgentRemoteConfigReported':
+    case 'AgentCommandSent':
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':
     case 'RemoteConfigPinned':
