@@ -3,6 +3,7 @@
 // it in-process (port 0 addresses); main.ts starts it for real. No module-level singletons.
 
 import type { IncomingMessage, Server } from 'node:http';
+import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { EventBus } from './events/bus.ts';
@@ -30,6 +31,7 @@ import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
+import { createJobTargetResolver } from './web/read/jobTargets.ts';
 import { createUiAuth } from './web/auth.ts';
 import { createUiApp } from './web/uiApp.ts';
 
@@ -137,6 +139,20 @@ export function createApp(config: Config, deps: AppDeps): App {
         disconnectAfterMs: thresholds.disconnectAfterMs,
         metrics: (gauges) => (persistenceMetrics = metrics.persistenceMetrics(gauges)),
         remoteConfigs: config.remote_config.dir === '',
+        replica: `${hostname()}:${process.pid}`,
+        jobs: {
+          events$: bus.events$,
+          publish: (event) => bus.publish(event),
+          agentHere: (uid) => registry.get(uid),
+          desiredFor: (agent) => core.desired.desiredFor(agent),
+          deliver: (uid) => {
+            core.commands.queue(uid, 'restart');
+            core.handler.push(uid);
+          },
+          withdraw: (uid) => core.commands.drop(uid),
+          // Used once the service runs (after the reader below exists).
+          resolveTargets: (job, settings) => resolveTargets(job, settings),
+        },
       })
     : undefined;
   // Where remote configs live (docs/remote-config.md): remote_config.dir when set (then the only
@@ -151,11 +167,17 @@ export function createApp(config: Config, deps: AppDeps): App {
           logger,
         });
   const configs: ConfigCatalog = configDirectory ?? persistence?.configs ?? createNoConfigs();
+  if (persistence !== undefined) metrics.jobMetrics(() => persistence.jobs.counts());
   const reader = createFleetReader({
     registry,
     logger,
     store: persistence?.reader,
     onStoreFallback: persistence && ((surface) => persistenceMetrics?.storeFallbackError(surface)),
+  });
+  const resolveTargets = createJobTargetResolver({
+    reader,
+    desiredFor: (agent) => core.desired.desiredFor(agent),
+    configs,
   });
   const ui = createUiApp({
     registry,
@@ -167,6 +189,8 @@ export function createApp(config: Config, deps: AppDeps): App {
       startedAt,
       observeRequest: metrics.observeRequest,
       jobStore: persistence?.jobs,
+      jobs: persistence?.jobs,
+      resolveTargets,
       configs,
       desired: core.desired,
       allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,

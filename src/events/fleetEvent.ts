@@ -140,8 +140,11 @@ export type AgentEvent =
 
 export type GatewayEvent = GatewayConnectAnswered | GatewayConnectionClosed;
 
+/** A rollout's gate tripped and paused the job (docs/jobs.md "Gates"). */
+export type JobGateTripped = Fact<'JobGateTripped', { jobId: string; gate: string }>;
+
 /** Facts reported by the store rather than by agents. */
-export type StoreEvent = AgentsSoftDeleted;
+export type StoreEvent = AgentsSoftDeleted | JobGateTripped;
 
 export type ConfigEvent =
   RemoteConfigChanged | RemoteConfigRemoved | RemoteConfigRejected | RemoteConfigPinned;
@@ -170,6 +173,7 @@ const notAgentEvents: ReadonlySet<FleetEvent['type']> = new Set<Exclude<FleetEve
   'GatewayConnectAnswered',
   'GatewayConnectionClosed',
   'AgentsSoftDeleted',
+  'JobGateTripped',
   'RemoteConfigChanged',
   'RemoteConfigRemoved',
   'RemoteConfigRejected',

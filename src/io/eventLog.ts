@@ -69,6 +69,12 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
       logger.info({ config: name, revision, enabled }, 'remote config in force');
       return;
     }
+    case 'JobGateTripped':
+      logger.warn(
+        { job: event.data.jobId, gate: event.data.gate },
+        'rollout gate tripped; the job is paused',
+      );
+      return;
     case 'AgentCommandSent':
       logger.info({ instance_uid: event.data.uid, command: event.data.command }, 'command sent to agent');
       return;

@@ -22,7 +22,6 @@ import { createBoss, jobQueueSchema, startPurgeJob } from './jobs/jobQueue.ts';
 import { createJobsUi, type JobsUi } from './jobs/jobsUi.ts';
 import type { JobStore } from './jobs/jobStore.ts';
 import { runMigrations } from './database/migrate.ts';
-import { createPgJobStore } from './jobs/pgJobStore.ts';
 import { createPgStoreReader } from './agents/pgStoreReader.ts';
 import { createPools, splitPool, type Pools } from './database/pools.ts';
 import { createSessionLedger, keepaliveMs } from './agents/sessionLedger.ts';
@@ -30,6 +29,8 @@ import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './
 import type { AgentStoreReader } from './agents/storeReader.ts';
 import { defaultWritePolicy, writeOps, type WriteOp, type WritePolicy } from './database/writeOp.ts';
 import type { PersistenceMetricsFactory } from './persistenceMetrics.ts';
+import { createJobs, type JobPorts } from './jobs/jobs.ts';
+import type { JobControl } from './jobs/jobStore.ts';
 import { createConfigSync } from './configs/configSync.ts';
 import { createPgConfigCatalog, type PgConfigCatalog } from './configs/pgConfigCatalog.ts';
 import { createNotifications, type Notifications } from './database/notifications.ts';
@@ -47,12 +48,16 @@ export interface PersistenceDeps {
   readonly metrics: PersistenceMetricsFactory;
   /** Whether remote configs live in the database (false when remote_config.dir is the source). */
   readonly remoteConfigs: boolean;
+  /** What jobs need from the rest of the service. */
+  readonly jobs: JobPorts;
+  /** Names this replica in job records (who sent a command). */
+  readonly replica: string;
   readonly writePolicy?: WritePolicy;
 }
 
 export interface Persistence {
   readonly reader: AgentStoreReader;
-  readonly jobs: JobStore;
+  readonly jobs: JobStore & JobControl;
   /** Koa middleware for /jobs-ui; answers 503 until start() has loaded the dashboard. */
   readonly jobsUi: Middleware;
   readonly flusher: Flusher;
@@ -97,7 +102,6 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   });
   const now = () => scheduler.now();
   const reader = createPgStoreReader(pools.read, { now, disconnectAfterMs: deps.disconnectAfterMs });
-  const jobs = createPgJobStore(pools.write, now);
   const boss = createBoss(pools.write, logger, { migrate: true, run: true });
   const notifications = createNotifications(settings, { logger });
   const configSync = deps.remoteConfigs
@@ -112,6 +116,16 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   const configs =
     configSync &&
     reloadingAfterWrites(createPgConfigCatalog(pools.write, now), () => configSync.refresh(), logger);
+  const jobs = createJobs({
+    pool: pools.write,
+    boss,
+    notifications,
+    ports: deps.jobs,
+    makeCurrent: (name, revision) => configs?.makeCurrent(name, revision) ?? Promise.resolve(false),
+    now,
+    logger,
+    replica: deps.replica,
+  });
   let refresher: SessionRefresher | undefined;
   let jobsUi: JobsUi | undefined;
 
@@ -129,6 +143,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
       jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
       await notifications.start();
       await configSync?.start();
+      await jobs.start();
     } catch (error) {
       // Startup fails as a whole (the process exits): release what was opened so far.
       await boss.stop({ graceful: false, close: false }).catch(() => undefined);
@@ -141,6 +156,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   }
 
   async function stop(): Promise<void> {
+    await jobs.stop();
     await flusher.stop();
     await refresher?.stop();
     await configSync?.stop();
@@ -159,7 +175,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     else await next();
   };
 
-  return { reader, jobs, jobsUi: middleware, flusher, notifications, configs, start, stop };
+  return { reader, jobs: jobs.store, jobsUi: middleware, flusher, notifications, configs, start, stop };
 }
 
 /**

@@ -22,6 +22,7 @@ import type { ProjectionErrorHandler, Registry } from '../projections/registry/r
 import type { AgentState } from '../projections/agent/agentState.ts';
 import type { DesiredConfig } from '../projections/remoteConfig/desiredConfig.ts';
 import { registerFleetMetrics } from './fleetMetrics.ts';
+import { registerJobMetrics, type JobCountsSource } from './jobMetrics.ts';
 import { mountMetrics } from './metricsRoutes.ts';
 import {
   registerPersistenceMetrics,
@@ -63,6 +64,8 @@ export interface Telemetry {
   readonly observeRequest: ObserveRequest;
   /** Registers the persistence metrics (persistence on only, SPEC rule 1) and returns their sink. */
   persistenceMetrics(gauges: PersistenceGaugeSources): PersistenceMetricsSink;
+  /** Registers the job metrics (persistence on only), reading job counts at scrape time. */
+  jobMetrics(counts: JobCountsSource): void;
   /** The telemetry listener's koa app. */
   readonly listener: Koa;
   start(): Promise<void>;
@@ -111,6 +114,7 @@ export function createTelemetry(deps: TelemetryDeps): Telemetry {
     protocol,
     observeRequest,
     persistenceMetrics: (gauges) => registerPersistenceMetrics({ server, fleet, ...gauges }),
+    jobMetrics: (counts) => registerJobMetrics(fleet, counts, counters),
     listener,
     start: async () => {
       await profiler?.start();

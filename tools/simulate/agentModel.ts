@@ -10,10 +10,10 @@ import { instanceUidBytes } from '../../src/io/opamp/instanceUid.ts';
 import { describeAgent } from './descriptions.ts';
 
 /**
- * ReportsStatus | AcceptsRemoteConfig | ReportsEffectiveConfig | ReportsHealth | ReportsRemoteConfig |
- * ReportsHeartbeat.
+ * ReportsStatus | AcceptsRemoteConfig | ReportsEffectiveConfig | AcceptsRestartCommand | ReportsHealth |
+ * ReportsRemoteConfig | ReportsHeartbeat.
  */
-export const simulatedCapabilities = 0x1 | 0x2 | 0x4 | 0x800 | 0x1000 | 0x2000;
+export const simulatedCapabilities = 0x1 | 0x2 | 0x4 | 0x400 | 0x800 | 0x1000 | 0x2000;
 const ReportFullState = 1;
 
 export type SimConfigStatus = 'unset' | 'applied' | 'applying' | 'failed';
@@ -43,6 +43,8 @@ export interface SimAgent {
   reportConfig: boolean;
   /** This agent fails to apply every remote config it receives. */
   failsConfigs: boolean;
+  /** When the agent's process started (Unix ms): its health start time, new at every restart. */
+  startedAt: number;
   /** Send times of messages not yet answered (reply latency). */
   readonly pending: number[];
 }
@@ -64,6 +66,7 @@ export function createSimAgent(index: number): SimAgent {
     configStatus: 'unset',
     reportConfig: false,
     failsConfigs: false,
+    startedAt: Date.now(),
   } as unknown as SimAgent;
   renew(agent);
   return agent;
@@ -101,7 +104,7 @@ function health(agent: SimAgent) {
   const nowNanos = BigInt(Date.now()) * 1_000_000n;
   return {
     healthy: agent.healthy,
-    startTimeUnixNano: nowNanos.toString(),
+    startTimeUnixNano: (BigInt(agent.startedAt) * 1_000_000n).toString(),
     statusTimeUnixNano: nowNanos.toString(),
     status: agent.healthy ? 'StatusOK' : 'StatusRecoverableError',
     lastError: agent.healthy ? '' : 'exporter otlphttp: connection refused',
@@ -152,21 +155,32 @@ export function disconnectMessage(agent: SimAgent): Uint8Array {
 export interface ReplyEffects {
   /** A remote config arrived that the agent does not run yet: it is now APPLYING it. */
   readonly configReceived: boolean;
+  /** A restart command arrived (the agent accepts them): it restarts, skipping the rest. */
+  readonly restart: boolean;
+}
+
+/** The process restarted: it counts sequence numbers from 0 again and reports everything. */
+export function restartProcess(agent: SimAgent): void {
+  agent.startedAt = Date.now();
+  agent.sequenceNum = 0;
+  agent.needsFullState = true;
 }
 
 /** Reads what matters in a reply: a request for full state, a remote config. */
 export function onReply(
   agent: SimAgent,
-  reply: { flags?: unknown; remoteConfig?: { configHash?: Uint8Array } },
+  reply: { flags?: unknown; remoteConfig?: { configHash?: Uint8Array }; command?: unknown },
 ): ReplyEffects {
   agent.registered = true;
+  // opamp-go runs a restart command and skips the rest of the message.
+  if (reply.command !== undefined && reply.command !== null) return { configReceived: false, restart: true };
   if ((Number(reply.flags ?? 0) & ReportFullState) !== 0) agent.needsFullState = true;
   const hash = Buffer.from(reply.remoteConfig?.configHash ?? []).toString('hex');
-  if (hash === '' || hash === agent.configHash) return { configReceived: false };
+  if (hash === '' || hash === agent.configHash) return { configReceived: false, restart: false };
   agent.configHash = hash;
   agent.configStatus = 'applying';
   agent.reportConfig = true;
-  return { configReceived: true };
+  return { configReceived: true, restart: false };
 }
 
 /** The config the agent received is applied (or refused): report it in the next message. */

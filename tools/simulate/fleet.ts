@@ -9,6 +9,7 @@ import {
   finishApplying,
   nextMessage,
   renew,
+  restartProcess,
   type SimAgent,
 } from './agentModel.ts';
 import { createSimStats, latencyPercentiles, type SimStats } from './simStats.ts';
@@ -43,6 +44,8 @@ export interface FleetOptions {
   readonly applyMs?: number;
   /** Share of agents (0..1, the first ones by index) that report FAILED for every config they get. */
   readonly configFailRate?: number;
+  /** How long a restart takes: the agent is gone this long after a restart command. */
+  readonly restartMs?: number;
 }
 
 export interface FleetSnapshot {
@@ -54,6 +57,8 @@ export interface FleetSnapshot {
   readonly errors: number;
   readonly errorKinds: Record<string, number>;
   readonly latencyMs: { p50: number; p99: number };
+  /** Restart commands obeyed. */
+  readonly restarts: number;
   /** Agents by the remote config status they report, and by the config hash they run. */
   readonly configs: {
     readonly applying: number;
@@ -80,6 +85,18 @@ export function createFleet(options: FleetOptions) {
     stats,
     localAddresses: options.localAddresses,
     onFullStateRequested: (agent) => sendNow(agent),
+    onRestart: (agent) => {
+      const slot = slots[agent.index];
+      if (slot?.state !== 'up') return;
+      restarts++;
+      slot.state = 'parked';
+      const old = slot.channel;
+      old.close(); // a WebSocket agent's connection ends with its process
+      later(options.restartMs ?? 100, () => {
+        restartProcess(agent);
+        void bringUp(slot);
+      });
+    },
     onConfigReceived: (agent) => {
       sendNow(agent); // APPLYING
       later(options.applyMs ?? 50, () => {
@@ -109,6 +126,7 @@ export function createFleet(options: FleetOptions) {
   };
   let tick = 0;
   let stopped = false;
+  let restarts = 0;
   let churnCredit = 0;
 
   const usesHttp = (i: number) =>
@@ -218,6 +236,7 @@ export function createFleet(options: FleetOptions) {
       errors: stats.errors,
       errorKinds: Object.fromEntries(stats.errorKinds),
       latencyMs: latencyPercentiles(stats),
+      restarts,
       configs,
     };
   }

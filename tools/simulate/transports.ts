@@ -27,6 +27,8 @@ export interface TransportContext {
   readonly onFullStateRequested?: (agent: SimAgent) => void;
   /** Called when a reply brings a new remote config (the agent reports APPLYING, then applies it). */
   readonly onConfigReceived?: (agent: SimAgent) => void;
+  /** Called when a reply brings a restart command. */
+  readonly onRestart?: (agent: SimAgent) => void;
 }
 
 let nextAddress = 0;
@@ -41,7 +43,8 @@ function handleReply(agent: SimAgent, ctx: TransportContext, bytes: Uint8Array):
   const reply = decodeServerToAgent(bytes);
   if (reply.errorResponse) countError(stats, 'error_response');
   const effects = onReply(agent, reply);
-  if (agent.needsFullState) ctx.onFullStateRequested?.(agent);
+  if (effects.restart) ctx.onRestart?.(agent);
+  else if (agent.needsFullState) ctx.onFullStateRequested?.(agent);
   else if (effects.configReceived) ctx.onConfigReceived?.(agent);
 }
 

@@ -1,17 +1,39 @@
-// JobStore on PostgreSQL (SPEC "Job", rule 22 aside): POST /api/jobs records a planned job; nothing
-// is matched or dispatched.
+// Jobs on PostgreSQL (SPEC "Job"; docs/jobs.md). POST /api/jobs records a planned job; the lifecycle
+// commands run as transactions that lock the job row, check the move (a wrong one is 409 with the
+// current status), set its time, record a job event (who, when, why) and notify svc_jobs, so every
+// replica reloads what its agents should receive; then the job's next step is requested.
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Job, JobStore, NewJob } from './jobStore.ts';
-import { storedJson, storedText } from '../database/storedText.ts';
+import { nextStatus, type JobCommand, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
+import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
+import { storedJson, storedText } from '../database/storedText.ts';
+import { inTransaction } from '../database/transaction.ts';
+import { eventFromRow, jobFromRow, jobWidth, targetFromRow } from './jobRows.ts';
+import {
+  activeRolloutsSql,
+  closeTargetsSql,
+  eventsSql,
+  insertEventSql,
+  insertTargetsSql,
+  jobSql,
+  jobsChannel,
+  jobsOfAgentSql,
+  listJobsSql,
+  statusCountsSql,
+  targetCountsByActionSql,
+  targetsSql,
+  updateJobSql,
+  type JobChanges,
+} from './jobSql.ts';
+import type { ActOutcome, Job, JobControl, JobStore, NewJob } from './jobStore.ts';
 
 export function insertJobSql(job: Job): Sql {
   return {
     text: `INSERT INTO jobs (id, filter, action, action_config, status, target_mode, submitted_by, created_at,
-  armed_at, dispatch_at, cancelled_at)
-VALUES ($1, $2, $3, $4::jsonb, $5, NULL, $6, $7::timestamptz, NULL, NULL, NULL)`,
+  armed_at, dispatch_at, cancelled_at, updated_at)
+VALUES ($1, $2, $3, $4::jsonb, $5, NULL, $6, $7::timestamptz, NULL, NULL, NULL, $7::timestamptz)`,
     values: [
       job.id,
       storedText(job.filter),
@@ -24,7 +46,48 @@ VALUES ($1, $2, $3, $4::jsonb, $5, NULL, $6, $7::timestamptz, NULL, NULL, NULL)`
   };
 }
 
-export function createPgJobStore(pool: pg.Pool, now: () => number): JobStore {
+const rowsOf = async (client: pg.ClientBase | pg.Pool, sql: Sql) =>
+  (await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })).rows;
+
+export interface PgJobStoreDeps {
+  readonly now: () => number;
+  /** Asks for the job's next step soon (the stepper, through the job queue). Must not reject. */
+  readonly requestStep?: (jobId: string) => Promise<void>;
+}
+
+type Apply = (client: pg.ClientBase, job: Job, at: number) => Promise<JobChanges>;
+
+export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore & JobControl {
+  const { now } = deps;
+
+  async function transition(
+    id: string,
+    command: JobCommand,
+    actor: string,
+    reason: string,
+    apply: Apply = () => Promise.resolve({}),
+  ): Promise<ActOutcome> {
+    const outcome = await inTransaction(pool, async (client): Promise<ActOutcome> => {
+      const [row] = await rowsOf(client, jobSql(id, { forUpdate: true }));
+      if (row === undefined) return { ok: false, status: 404, error: `no job ${id}` };
+      const job = jobFromRow(row);
+      const to = nextStatus(job.status, command);
+      if (to === undefined)
+        return { ok: false, status: 409, error: `job ${id} is ${job.status}: it cannot ${command}`, job };
+      const at = now();
+      const changes = await apply(client, job, at);
+      await client.query(updateJobSql(id, to, changes, at));
+      await client.query(
+        insertEventSql({ jobId: id, at, actor, kind: command, from: job.status, to, reason }),
+      );
+      await client.query(notifySql(jobsChannel, id));
+      const [after] = await rowsOf(client, jobSql(id));
+      return { ok: true, job: jobFromRow(after!) };
+    });
+    if (outcome.ok) await deps.requestStep?.(id);
+    return outcome;
+  }
+
   return {
     async create(request: NewJob): Promise<Job> {
       const job: Job = {
@@ -42,6 +105,85 @@ export function createPgJobStore(pool: pg.Pool, now: () => number): JobStore {
       };
       await pool.query(insertJobSql(job));
       return job;
+    },
+    list: async (status?: JobStatus) => (await rowsOf(pool, listJobsSql(status, 500))).map(jobFromRow),
+    get: async (id) => {
+      const [row] = await rowsOf(pool, jobSql(id));
+      return row && jobFromRow(row);
+    },
+    targets: async (id, page, state) =>
+      (await rowsOf(pool, targetsSql(id, page.limit, page.offset, state))).map((row) => targetFromRow(row)),
+    events: async (id) => (await rowsOf(pool, eventsSql(id))).map(eventFromRow),
+    jobsOfAgent: async (uid) =>
+      (await rowsOf(pool, jobsOfAgentSql(uid))).map((row) => ({
+        job: jobFromRow(row),
+        target: targetFromRow(row, jobWidth),
+      })),
+    activeRollouts: async (config) => (await rowsOf(pool, activeRolloutsSql(config))).map(jobFromRow),
+    arm: (id, request) =>
+      transition(
+        id,
+        'arm',
+        request.actor,
+        `${request.targets.length} target(s), ${request.targetMode}`,
+        async (client, _job, at) => {
+          await client.query(insertTargetsSql(id, request.targets, at));
+          return {
+            armed_at: at,
+            dispatch_at: Math.max(at, request.dispatchAt),
+            target_mode: request.targetMode,
+            from_revision: request.fromRevision,
+            stage: 0,
+          };
+        },
+      ),
+    act: (id, command, actor, reason) =>
+      transition(id, command, actor, reason, async (client, job, at) => {
+        const rollout = job.action === 'config_rollout';
+        switch (command) {
+          case 'pause':
+            return { paused_at: at };
+          case 'resume':
+            return { gate: null };
+          case 'cancel':
+            // Nothing more goes out: targets not released end here; for a restart, commands not
+            // yet sent too. A rollout's reached targets keep the revision they received.
+            await client.query(
+              closeTargetsSql(
+                id,
+                rollout ? ['pending'] : ['pending', 'in_flight'],
+                'cancelled',
+                'job cancelled',
+                at,
+              ),
+            );
+            return { cancelled_at: at };
+          case 'rollback':
+            await client.query(closeTargetsSql(id, ['pending'], 'cancelled', 'job rolled back', at));
+            await client.query(
+              closeTargetsSql(
+                id,
+                ['in_flight', 'succeeded', 'failed'],
+                'rolled_back',
+                'returned to the revision it had',
+                at,
+              ),
+            );
+            return { finished_at: at };
+          default:
+            return {};
+        }
+      }),
+    async counts() {
+      const jobs = Object.fromEntries(
+        (await rowsOf(pool, statusCountsSql())).map((r) => [r[0] as string, r[1] as number]),
+      );
+      const targets = (await rowsOf(pool, targetCountsByActionSql())).map((r) => ({
+        action: r[0] as string,
+        state: r[1] as string,
+        n: r[2] as number,
+      }));
+      return { jobs, targets };
     },
   };
 }

@@ -52,6 +52,7 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
     case 'AgentsSoftDeleted':
     case 'AgentRemoteConfigOffered':
     case 'AgentCommandSent':
+    case 'JobGateTripped':
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':
     case 'RemoteConfigRejected':

@@ -24,6 +24,8 @@ export interface FleetCounters {
   readonly remoteConfigsSent: number;
   /** svc_remote_config_rejected_total: config sources refused (a file that does not parse). */
   readonly remoteConfigsRejected: number;
+  /** svc_job_gate_trips_total{gate}: rollout gates tripped by steps this replica ran. */
+  readonly gateTrips: Readonly<Record<string, number>>;
 }
 
 export const reportTypes: readonly ReportType[] = [
@@ -42,6 +44,7 @@ export const initialFleetCounters: FleetCounters = Object.freeze({
   gatewayConnections: 0,
   remoteConfigsSent: 0,
   remoteConfigsRejected: 0,
+  gateTrips: Object.freeze({}),
 });
 
 export interface FleetCountersOptions {
@@ -94,6 +97,10 @@ export function evolveFleetCounters(
       return { ...state, gatewayConnections: Math.max(0, state.gatewayConnections - 1) };
     case 'AgentRemoteConfigOffered':
       return { ...state, remoteConfigsSent: state.remoteConfigsSent + 1 };
+    case 'JobGateTripped': {
+      const gate = event.data.gate;
+      return { ...state, gateTrips: { ...state.gateTrips, [gate]: (state.gateTrips[gate] ?? 0) + 1 } };
+    }
     case 'RemoteConfigRejected':
       return { ...state, remoteConfigsRejected: state.remoteConfigsRejected + 1 };
     case 'AgentCheckedIn':

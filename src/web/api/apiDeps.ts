@@ -6,11 +6,12 @@ import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { JobStore } from '../../persistence/jobs/jobStore.ts';
+import type { JobControl, JobStore } from '../../persistence/jobs/jobStore.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
+import type { JobTargetResolver } from '../read/jobTargets.ts';
 import { writeError } from './jsonResponse.ts';
 
 /** Receives one observation per request to an instrumented route (svc_api_requests_total & co). */
@@ -26,6 +27,10 @@ export interface ApiDeps {
   readonly startedAt: number;
   /** Absent when persistence is off: POST /api/jobs then answers 503 (SPEC durability rule 1). */
   readonly jobStore?: JobStore | undefined;
+  /** Reads jobs and makes them act; absent when persistence is off (503). */
+  readonly jobs?: JobControl | undefined;
+  /** A job's targets now (arming). */
+  readonly resolveTargets?: JobTargetResolver | undefined;
   readonly observeRequest?: ObserveRequest | undefined;
   readonly logger: Logger;
   /** Where remote configs live (database, directory or none). */

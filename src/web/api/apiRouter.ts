@@ -9,6 +9,7 @@ import { agentRoutes } from './agentRoutes.ts';
 import { configRoutes } from './configRoutes.ts';
 import { configWriteRoutes } from './configWriteRoutes.ts';
 import { infoRoutes } from './infoRoutes.ts';
+import { jobControlRoutes } from './jobControlRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
 import { writeError } from './jsonResponse.ts';
 
@@ -22,6 +23,7 @@ export function createApiMiddleware(deps: ApiDeps): Middleware {
   configRoutes(router, deps);
   infoRoutes(router, deps);
   jobRoutes(router, deps);
+  jobControlRoutes(router, deps);
 
   const routes = router.routes() as Middleware;
   const allowedMethods = router.allowedMethods() as Middleware;

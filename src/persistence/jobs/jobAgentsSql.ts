@@ -1,0 +1,124 @@
+// What each replica reads and writes for the job targets it may hold (jobAgents.ts). Pure.
+
+import type { Sql } from '../database/sql.ts';
+import { arrayLiteral } from '../database/arrayLiteral.ts';
+
+const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
+const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
+
+/** Targets released and not finished, of jobs that are running or paused. */
+export function inFlightSql(): Sql {
+  return {
+    text: `SELECT t.job_id::text, j.action, j.status, t.instance_uid, ${ms('t.sent_at')},
+  coalesce(t.baseline_start_nanos, 0)::text, ${ms('t.dispatched_at')}, j.action_config::text
+FROM job_targets t JOIN jobs j ON j.id = t.job_id
+WHERE t.state = 'in_flight' AND j.status IN ('running', 'paused')`,
+    values: [],
+  };
+}
+
+/**
+ * Claims a restart command for this replica: only one replica ever gets the row, and only while the
+ * job runs, so a command goes out once however many replicas see the agent.
+ */
+export function claimCommandSql(
+  jobId: string,
+  uid: string,
+  replica: string,
+  baselineNanos: bigint,
+  at: number,
+): Sql {
+  return {
+    text: `UPDATE job_targets t SET sent_at = ${ts('$5')}, sent_by = $3, baseline_start_nanos = $4::numeric
+FROM jobs j
+WHERE t.job_id = $1 AND t.instance_uid = $2 AND t.state = 'in_flight' AND t.sent_at IS NULL
+  AND j.id = t.job_id AND j.status = 'running'
+RETURNING t.instance_uid`,
+    values: [jobId, uid, replica, baselineNanos.toString(), at],
+  };
+}
+
+/**
+ * What rollouts pin: the reached targets (in flight or finished) of rollouts that run or are paused,
+ * and of cancelled ones while their config's current revision is still the one they started from
+ * (a later write to the config releases them), with the content of the pinned revision.
+ */
+export function pinsSql(): Sql {
+  return {
+    text: `SELECT r.name, r.revision, r.selector, r.body, r.content_type, r.enabled, r.body_hash,
+  array_agg(t.instance_uid ORDER BY t.instance_uid)
+FROM jobs j
+JOIN job_targets t ON t.job_id = j.id AND t.state IN ('in_flight', 'succeeded', 'failed')
+JOIN remote_configs c ON c.name = j.action_config->>'config'
+JOIN remote_config_revisions r ON r.name = c.name AND r.revision = (j.action_config->>'revision')::integer
+WHERE j.action = 'config_rollout'
+  AND (j.status IN ('running', 'paused')
+    OR (j.status = 'cancelled' AND c.current_revision IS NOT DISTINCT FROM j.from_revision))
+GROUP BY r.name, r.revision, r.selector, r.body, r.content_type, r.enabled, r.body_hash`,
+    values: [],
+  };
+}
+
+export interface TargetObservation {
+  readonly jobId: string;
+  readonly uid: string;
+  /** A rollout target's end, decided from its report. */
+  readonly outcome: 'succeeded' | 'failed' | null;
+  readonly reason: string;
+  readonly outcomeAt: number | null;
+  readonly unhealthyAt: number | null;
+  readonly disconnectedAt: number | null;
+  /** A restart target connected, or reported a health start time (compared with sent_at here). */
+  readonly connectedAt: number | null;
+  readonly startedNanos: bigint | null;
+  readonly startedAt: number | null;
+}
+
+/**
+ * Records what replicas saw of targets still in flight. A restart target succeeds when it connected
+ * after its command was sent, or reported a start time later than the one before the command and
+ * than the command itself: compared here with the stored sent_at, so the replica that sees the agent
+ * come back need not be the one that sent the command. Returns the jobs touched.
+ */
+export function observeTargetsSql(o: readonly TargetObservation[]): Sql {
+  const col = (f: (x: TargetObservation) => string | number | null) => arrayLiteral(o.map(f));
+  return {
+    text: `WITH o AS (
+  SELECT * FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
+    $8::float8[], $9::numeric[], $10::float8[])
+    AS o(job_id, uid, outcome, reason, outcome_at, unhealthy_at, disconnected_at, connected_at, started_nanos, started_at)
+), n AS (
+  SELECT t.job_id, t.instance_uid, o.reason, o.unhealthy_at, o.disconnected_at,
+    CASE
+      WHEN o.outcome IS NOT NULL THEN o.outcome
+      WHEN t.sent_at IS NOT NULL AND o.connected_at IS NOT NULL AND ${ts('o.connected_at')} > t.sent_at THEN 'succeeded'
+      WHEN t.sent_at IS NOT NULL AND o.started_nanos > coalesce(t.baseline_start_nanos, 0)
+        AND o.started_nanos > extract(epoch FROM t.sent_at) * 1e9 THEN 'succeeded'
+    END AS finished_as,
+    coalesce(o.outcome_at, o.connected_at, o.started_at) AS finished_at
+  FROM job_targets t JOIN o ON o.job_id = t.job_id AND o.uid = t.instance_uid
+  WHERE t.state = 'in_flight'
+)
+UPDATE job_targets t SET
+  state = coalesce(n.finished_as, t.state),
+  reason = CASE WHEN n.finished_as = 'failed' THEN n.reason
+    WHEN n.finished_as = 'succeeded' THEN coalesce(nullif(n.reason, ''), t.reason) ELSE t.reason END,
+  finished_at = CASE WHEN n.finished_as IS NULL THEN t.finished_at ELSE ${ts('n.finished_at')} END,
+  unhealthy_at = coalesce(t.unhealthy_at, ${ts('n.unhealthy_at')}),
+  disconnected_at = coalesce(t.disconnected_at, ${ts('n.disconnected_at')})
+FROM n WHERE t.job_id = n.job_id AND t.instance_uid = n.instance_uid
+RETURNING t.job_id::text`,
+    values: [
+      col((x) => x.jobId),
+      col((x) => x.uid),
+      col((x) => x.outcome),
+      col((x) => x.reason),
+      col((x) => x.outcomeAt),
+      col((x) => x.unhealthyAt),
+      col((x) => x.disconnectedAt),
+      col((x) => x.connectedAt),
+      col((x) => (x.startedNanos === null ? null : x.startedNanos.toString())),
+      col((x) => x.startedAt),
+    ],
+  };
+}
