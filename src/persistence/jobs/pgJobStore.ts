@@ -10,6 +10,7 @@ import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
 import { storedJson, storedText } from '../database/storedText.ts';
 import { inTransaction } from '../database/transaction.ts';
+import { countTargets } from './jobCounts.ts';
 import { eventFromRow, jobFromRow, jobWidth, targetFromRow } from './jobRows.ts';
 import {
   activeRolloutsSql,
@@ -21,7 +22,9 @@ import {
   jobsChannel,
   jobsOfAgentSql,
   listJobsSql,
+  saveCountsSql,
   statusCountsSql,
+  targetCountsSql,
   targetCountsByActionSql,
   targetsSql,
   updateJobSql,
@@ -77,6 +80,8 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
       const at = now();
       const changes = await apply(client, job, at);
       await client.query(updateJobSql(id, to, changes, at));
+      const counts = countTargets(await rowsOf(client, targetCountsSql(id)));
+      await client.query(saveCountsSql(id, counts.byState));
       await client.query(
         insertEventSql({ jobId: id, at, actor, kind: command, from: job.status, to, reason }),
       );
