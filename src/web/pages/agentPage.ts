@@ -59,9 +59,18 @@ async function findAgent(deps: PagesDeps, id: string): Promise<AgentState | unde
   }
 }
 
+const agentMissing = {
+  id: 'agent-detail',
+  title: 'Agent not found',
+  text: 'No agent with this instance UID is known. It may have been evicted after missing its check-ins, or it has never connected.',
+  href: '/',
+  link: 'Back to the fleet',
+};
+
 export function sendNotFound(ctx: Context, deps: PagesDeps, fragment: boolean): void {
   const view = fragment ? 'partials/notFound' : 'notFound';
-  sendHtml(ctx, 404, deps.render(view, { title: 'Agent not found', nav: 'fleet', now: deps.now() }));
+  const locals = { title: agentMissing.title, nav: 'fleet', now: deps.now(), missing: agentMissing };
+  sendHtml(ctx, 404, deps.render(view, locals));
 }
 
 export function mountAgentPage(router: Router, deps: PagesDeps): void {
