@@ -67,9 +67,11 @@ describe('remote config delivery to real agents', () => {
     await eventually(() => Promise.resolve(states().every((s) => s === 'applied')), 'the service to see it');
 
     writeFileSync(join(dir, 'base.yaml'), configFile('receivers: {otlp: {}, prometheus: {}}'));
-    await eventually(async () => {
+    await eventually(() => {
       const hashes = Object.keys(fleet!.snapshot().configs.byHash);
-      return hashes.length === 1 && hashes[0] !== first && fleet!.snapshot().configs.applied === 8;
+      return Promise.resolve(
+        hashes.length === 1 && hashes[0] !== first && fleet!.snapshot().configs.applied === 8,
+      );
     }, 'the change to reach every agent (heartbeats are an hour apart)');
     expect([...offers.values()]).to.deep.equal(Array(8).fill(2));
   });
@@ -80,9 +82,11 @@ describe('remote config delivery to real agents', () => {
     await eventually(() => Promise.resolve(fleet!.snapshot().configs.applied === 8), 'all agents applied');
     writeFileSync(join(dir, 'base.yaml'), configFile('receivers: {}'));
     const [before] = Object.keys(fleet.snapshot().configs.byHash);
-    await eventually(async () => {
+    await eventually(() => {
       const hashes = Object.keys(fleet!.snapshot().configs.byHash);
-      return hashes.length === 1 && hashes[0] !== before && fleet!.snapshot().configs.applied === 8;
+      return Promise.resolve(
+        hashes.length === 1 && hashes[0] !== before && fleet!.snapshot().configs.applied === 8,
+      );
     }, 'the change to reach every polling agent');
   });
 
@@ -110,7 +114,9 @@ describe('remote config delivery to real agents', () => {
       instanceUid: uidBytes,
       heartbeatIntervalSeconds: 1,
       capabilities: BigInt(0x1 | 0x2 | 0x1000), // ReportsStatus | AcceptsRemoteConfig | ReportsRemoteConfig
-      onMessage: ({ remoteConfig }) => {
+      // The package's declarations name an AgentRemoteConfig type its generated code does not
+      // export, so the callback states the little it reads.
+      onMessage: ({ remoteConfig }: { remoteConfig?: { configHash?: Uint8Array } }) => {
         if (remoteConfig?.configHash)
           client.setRemoteConfigStatus({
             status: RemoteConfigStatuses.RemoteConfigStatuses_APPLIED,
@@ -123,9 +129,11 @@ describe('remote config delivery to real agents', () => {
     });
     client.start();
     try {
-      await eventually(async () => {
+      await eventually(() => {
         const agent = app.registry.get(uid);
-        return agent !== undefined && configStateOf(agent, app.desired.desiredFor(agent)) === 'applied';
+        return Promise.resolve(
+          agent !== undefined && configStateOf(agent, app.desired.desiredFor(agent)) === 'applied',
+        );
       }, 'the Elastic client to apply the config');
       expect(offers.get(uid)).to.equal(1);
     } finally {
