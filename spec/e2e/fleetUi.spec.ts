@@ -4,35 +4,11 @@
 // with the reason, except under CI=true, where a missing browser fails it.
 
 import { expect } from 'chai';
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
 import { startApp } from '../support/startApp.ts';
 import { connectAgent, type TestAgent } from '../web/pages/pagesHarness.ts';
-
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const artifacts = new URL('../../artifacts/', import.meta.url);
-const launchArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** The little of the DOM the page functions use (the project compiles without the DOM lib). */
-interface Win {
-  readonly document: {
-    querySelectorAll(
-      selector: string,
-    ): Iterable<{ readonly textContent: string | null; readonly value?: string }>;
-    querySelector(selector: string): { readonly textContent: string | null } | null;
-    readonly documentElement: { readonly dataset: Record<string, string | undefined> };
-  };
-}
+import { artifacts, launchBrowser, requireChromium, watchProblems, type Win } from './browserHarness.ts';
 
 const names = (page: Page) => page.locator('#fleet-table .agent-name').allTextContents();
 
@@ -59,13 +35,7 @@ describe('web UI in a real browser', function () {
   const problems: string[] = [];
 
   before(async function () {
-    if (!existsSync(executablePath)) {
-      const reason = `Chromium not found at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`;
-      if (process.env.CI === 'true') throw new Error(`${reason}; CI requires the browser spec to run`);
-      console.log(`      skipped: ${reason}`);
-      this.skip();
-    }
-    mkdirSync(artifacts, { recursive: true });
+    requireChromium(this);
     app = await startApp({ config: { ui: { poll_interval: '300ms' } } });
     agents.push(
       await connectAgent(app, {
@@ -87,15 +57,9 @@ describe('web UI in a real browser', function () {
         nonIdentifying: { env: 'prod', 'host.name': 'node-3' },
       }),
     );
-    browser = await chromium.launch({ executablePath, args: launchArgs });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('request', (r) => {
-      if (!r.url().startsWith(app!.urls.ui)) problems.push(`external request: ${r.url()}`);
-    });
+    watchProblems(page, () => app!.urls.ui, problems);
   });
 
   after(async () => {

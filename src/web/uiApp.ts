@@ -40,6 +40,8 @@ export function createUiApp(deps: UiDeps): Koa {
     startedAtMs: deps.api.startedAt,
     now: deps.api.now,
     pollIntervalMs: deps.pollIntervalMs ?? 5000,
+    configs: deps.api.configs,
+    desired: deps.api.desired,
   });
   app.use(pages.routes());
   app.use(pages.allowedMethods());

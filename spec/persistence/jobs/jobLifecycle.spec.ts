@@ -96,7 +96,7 @@ describe('jobs that act (one service, PostgreSQL, simulator agents)', function (
       expect(new Set(sent).size).to.equal(12);
       expect(sent).to.have.length(12);
       expect(agents.snapshot().restarts).to.equal(12);
-      const kinds = (done.events as Json[]).map((e) => `${e.kind}:${e.actor}`);
+      const kinds = (done.events as { kind: string; actor: string }[]).map((e) => `${e.kind}:${e.actor}`);
       expect(kinds).to.deep.equal(['arm:operator', 'start:service', 'succeed:service']);
     } finally {
       sub.unsubscribe();

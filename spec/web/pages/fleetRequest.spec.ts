@@ -10,6 +10,8 @@ import {
   sortHref,
 } from '../../../src/web/pages/fleetRequest.ts';
 
+import { agent, uidOf } from '../../support/agentFixture.ts';
+
 const paramsOf = (href: string) => new URLSearchParams(href.slice(href.indexOf('?') + 1));
 
 describe('fleet page query', () => {
@@ -19,6 +21,20 @@ describe('fleet page query', () => {
     expect(req.params.toString()).to.equal('connected=true&match=env%3Dprod&sort=name&order=desc');
     expect(req.filter?.terms).to.have.length(2);
     expect(req.sort).to.deep.equal({ key: 'name', order: 'desc' });
+  });
+
+  it('filters by config_state with the state each agent is given, and keeps it in poll URLs', () => {
+    const states = new Map([
+      [uidOf(1), 'failed'],
+      [uidOf(2), 'applied'],
+    ] as const);
+    const req = parseFleetRequest('config_state=failed&config_state=', {
+      configStateOf: (a) => states.get(a.uid) ?? 'unmanaged',
+    });
+    expect(req.error).to.equal(undefined);
+    expect([1, 2, 3].map((n) => req.filter?.matches(agent({ n })))).to.deep.equal([true, false, false]);
+    expect(pollUrl(req)).to.equal('/partials/agents?config_state=failed');
+    expect(parseFleetRequest('config_state=lost').error).to.match(/config_state must be one or more of/);
   });
 
   it('reports invalid filters, paging and sort values as messages', () => {

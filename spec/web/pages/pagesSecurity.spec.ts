@@ -33,6 +33,10 @@ describe('web UI security and self-containment', () => {
       '/partials/agents/unknown',
       '/status',
       '/partials/status',
+      '/configs',
+      '/partials/configs',
+      '/configs/unknown',
+      '/partials/configs/unknown/agents',
     ];
   });
 

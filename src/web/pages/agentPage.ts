@@ -7,14 +7,25 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { parseInstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
-import { agentDetail } from '../views/agentView.ts';
+import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
+import { agentDetail, type RemoteConfigView } from '../views/agentView.ts';
 import { agentStatus, statusLabels } from './agentStatus.ts';
+import { configBadge, configHref } from './configStateLabels.ts';
 import { agentHref } from './fleetModel.ts';
 import { detectLanguage, highlight } from './highlight.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 
-function detailLocals(agent: AgentState, now: number) {
-  const view = agentDetail(agent);
+/** The agent's remote config as its section shows it: state, desired and reported, with links. */
+function remoteLocals(view: RemoteConfigView) {
+  return {
+    ...view,
+    badge: configBadge(view.config_state),
+    configs: view.desired_configs.map((c) => ({ ...c, href: configHref(c.name) })),
+  };
+}
+
+function detailLocals(agent: AgentState, desired: DesiredConfig | undefined, now: number) {
+  const view = agentDetail(agent, desired);
   const status = agentStatus(agent);
   const configs = Object.keys(agent.effectiveConfig ?? {})
     .sort()
@@ -44,6 +55,7 @@ function detailLocals(agent: AgentState, now: number) {
     capabilitiesRaw: agent.capabilities.toString(),
     capabilitiesHex: `0x${agent.capabilities.toString(16)}`,
     configs,
+    remote: remoteLocals(view.remote_config),
   };
 }
 
@@ -59,21 +71,31 @@ async function findAgent(deps: PagesDeps, id: string): Promise<AgentState | unde
   }
 }
 
+const agentMissing = {
+  id: 'agent-detail',
+  title: 'Agent not found',
+  text: 'No agent with this instance UID is known. It may have been evicted after missing its check-ins, or it has never connected.',
+  href: '/',
+  link: 'Back to the fleet',
+};
+
 export function sendNotFound(ctx: Context, deps: PagesDeps, fragment: boolean): void {
   const view = fragment ? 'partials/notFound' : 'notFound';
-  sendHtml(ctx, 404, deps.render(view, { title: 'Agent not found', nav: 'fleet', now: deps.now() }));
+  const locals = { title: agentMissing.title, nav: 'fleet', now: deps.now(), missing: agentMissing };
+  sendHtml(ctx, 404, deps.render(view, locals));
 }
 
 export function mountAgentPage(router: Router, deps: PagesDeps): void {
   router.get('/agents/:id', async (ctx) => {
     const agent = await findAgent(deps, ctx.params.id ?? '');
     if (agent === undefined) return sendNotFound(ctx, deps, false);
-    const locals = detailLocals(agent, deps.now());
+    const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now());
     sendHtml(ctx, 200, deps.render('agent', { title: locals.agent.display_name, nav: 'fleet', ...locals }));
   });
   router.get('/partials/agents/:id', async (ctx) => {
     const agent = await findAgent(deps, ctx.params.id ?? '');
     if (agent === undefined) return sendNotFound(ctx, deps, true);
-    sendHtml(ctx, 200, deps.render('partials/agent', detailLocals(agent, deps.now())));
+    const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now());
+    sendHtml(ctx, 200, deps.render('partials/agent', locals));
   });
 }

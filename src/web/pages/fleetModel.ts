@@ -2,8 +2,10 @@
 // sort links, "Showing A–B of N", and an empty state that says why it is empty.
 
 import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { ConfigState } from '../../projections/remoteConfig/configState.ts';
 import { agentSummary } from '../views/agentView.ts';
 import { agentStatus, statusLabels, type AgentStatus } from './agentStatus.ts';
+import { configBadge } from './configStateLabels.ts';
 import { addAttributeHref, pageHref, pollUrl, sortHref, type FleetRequest } from './fleetRequest.ts';
 import { shortId } from './format.ts';
 import type { SortKey } from './sortAgents.ts';
@@ -28,6 +30,8 @@ export interface AgentRow {
   readonly via: string;
   readonly transport: string;
   readonly lastSeen: number;
+  /** The config state badge; undefined for an agent no config targets (the cell stays empty). */
+  readonly config: { readonly class: string; readonly label: string } | undefined;
 }
 
 /** Shown in their own columns, so not repeated as chips. */
@@ -36,7 +40,7 @@ export const maxChips = 5;
 
 export const agentHref = (uid: string): string => `/agents/${encodeURIComponent(uid)}`;
 
-export function agentRow(agent: AgentState, req: FleetRequest): AgentRow {
+export function agentRow(agent: AgentState, req: FleetRequest, configState: ConfigState): AgentRow {
   const view = agentSummary(agent);
   const status = agentStatus(agent);
   const attributes = [
@@ -59,6 +63,7 @@ export function agentRow(agent: AgentState, req: FleetRequest): AgentRow {
     via: view.connection.via_gateway ? 'gateway' : 'direct',
     transport: view.connection.transport,
     lastSeen: agent.lastSeen,
+    config: configState === 'unmanaged' ? undefined : configBadge(configState),
   };
 }
 
@@ -72,7 +77,8 @@ const columnLabels: readonly [SortKey, string, string?][] = [
   ['instance', 'Instance', 'hide-narrow'],
 ];
 
-export function columns(req: FleetRequest) {
+/** `withConfig` adds the (unsortable) Config column after Status. */
+export function columns(req: FleetRequest, withConfig = false) {
   const cols = columnLabels.map(([key, label, cls]) => {
     const active = req.params.has('sort') ? req.sort.key === key : false;
     return {
@@ -83,10 +89,19 @@ export function columns(req: FleetRequest) {
       ariaSort: active ? (req.sort.order === 'asc' ? 'ascending' : 'descending') : undefined,
     };
   });
+  const plain = (label: string, cls?: string) => ({
+    label,
+    class: cls,
+    href: '',
+    mark: '',
+    ariaSort: undefined,
+  });
   // Attributes are not sortable; the column sits between version and via.
   return [
-    ...cols.slice(0, 3),
-    { label: 'Attributes', class: 'hide-narrow', href: '', mark: '', ariaSort: undefined },
+    ...cols.slice(0, 1),
+    ...(withConfig ? [plain('Config')] : []),
+    ...cols.slice(1, 3),
+    plain('Attributes', 'hide-narrow'),
     ...cols.slice(3),
   ];
 }
@@ -105,13 +120,16 @@ export function tableLocals(
   const { offset, limit } = req.page;
   const to = Math.min(offset + table.rows.length, table.total);
   const filtered = req.filter !== undefined && !req.filter.empty;
+  // Only when remote config concerns this page: a fleet without configs gets no empty column.
+  const withConfig = req.params.has('config_state') || table.rows.some((r) => r.config !== undefined);
   return {
     rows: table.rows,
     filtered,
     partial,
     error,
+    withConfig,
     pollUrl: pollUrl(req),
-    columns: columns(req),
+    columns: columns(req, withConfig),
     range: {
       from: table.rows.length ? offset + 1 : 0,
       to,

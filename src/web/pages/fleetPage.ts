@@ -3,11 +3,17 @@
 // query is a 400 that shows the parser's message in the page.
 
 import type Router from '@koa/router';
-import { booleanFilterKeys } from '../../projections/filter/fleetFilter.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import { booleanFilterKeys, type FilterContext } from '../../projections/filter/fleetFilter.ts';
+import { configStateOf, configStates } from '../../projections/remoteConfig/configState.ts';
+import { configStateLabels } from './configStateLabels.ts';
 import { activeFilters, parseFleetRequest, queryString, type FleetRequest } from './fleetRequest.ts';
 import { agentRow, tableLocals } from './fleetModel.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { sortAgents } from './sortAgents.ts';
+
+const stateOf = (deps: PagesDeps) => (agent: AgentState) =>
+  configStateOf(agent, deps.desired.desiredFor(agent));
 
 async function tableFor(deps: PagesDeps, req: FleetRequest) {
   if (req.filter === undefined || req.error !== undefined) {
@@ -16,14 +22,25 @@ async function tableFor(deps: PagesDeps, req: FleetRequest) {
   const set = await deps.reader.listAll(req.filter, 'ui');
   const sorted = sortAgents(set.agents, req.sort);
   const { offset, limit } = req.page;
-  const rows = sorted.slice(offset, offset + limit).map((a) => agentRow(a, req));
+  const configState = stateOf(deps);
+  const rows = sorted.slice(offset, offset + limit).map((a) => agentRow(a, req, configState(a)));
   return tableLocals(req, { rows, total: sorted.length }, set.partial, undefined);
+}
+
+/** The Config select's options; a list typed into the URL (`pending,failed`) is kept as its own option. */
+function configStateOptions(current: string) {
+  const options: { value: string; label: string }[] = configStates.map((s) => ({
+    value: s,
+    label: configStateLabels[s],
+  }));
+  if (current !== '' && !options.some((o) => o.value === current))
+    options.push({ value: current, label: current });
+  return options;
 }
 
 function formLocals(req: FleetRequest) {
   const first = (key: string) => req.params.get(key) ?? '';
-  const keep = new Set<string>(booleanFilterKeys);
-  keep.add('offset');
+  const keep = new Set<string>([...booleanFilterKeys, 'config_state', 'offset']);
   const hidden = [...req.params].filter(([k]) => !keep.has(k)).map(([name, value]) => ({ name, value }));
   const sortOnly = new URLSearchParams();
   for (const k of ['sort', 'order', 'limit']) for (const v of req.params.getAll(k)) sortOnly.append(k, v);
@@ -32,6 +49,8 @@ function formLocals(req: FleetRequest) {
     healthy: first('healthy'),
     connected: first('connected'),
     via_gateway: first('via_gateway'),
+    configState: first('config_state'),
+    configStates: configStateOptions(first('config_state')),
     hidden,
     active: activeFilters(req),
     filtered,
@@ -39,9 +58,11 @@ function formLocals(req: FleetRequest) {
   };
 }
 
+const filterContext = (deps: PagesDeps): FilterContext => ({ configStateOf: stateOf(deps) });
+
 export function mountFleetPage(router: Router, deps: PagesDeps): void {
   router.get('/', async (ctx) => {
-    const req = parseFleetRequest(ctx.querystring);
+    const req = parseFleetRequest(ctx.querystring, filterContext(deps));
     const table = await tableFor(deps, req);
     const html = deps.render('fleet', {
       title: 'Fleet',
@@ -54,7 +75,7 @@ export function mountFleetPage(router: Router, deps: PagesDeps): void {
   });
 
   router.get('/partials/agents', async (ctx) => {
-    const req = parseFleetRequest(ctx.querystring);
+    const req = parseFleetRequest(ctx.querystring, filterContext(deps));
     const table = await tableFor(deps, req);
     sendHtml(
       ctx,

@@ -5,6 +5,7 @@
 import {
   parseFleetQuery,
   reservedQueryKeys,
+  type FilterContext,
   type FleetFilter,
 } from '../../projections/filter/fleetFilter.ts';
 import { parsePage, type Page } from '../query/page.ts';
@@ -39,12 +40,13 @@ function parseSort(params: URLSearchParams): Sort | string {
   return { key, order: dir };
 }
 
-export function parseFleetRequest(search: string): FleetRequest {
+/** `context` gives what filters need beyond the agent record (config_state needs each agent's state). */
+export function parseFleetRequest(search: string, context: FilterContext = {}): FleetRequest {
   const params = new URLSearchParams();
   for (const [k, v] of new URLSearchParams(search)) if (v !== '') params.append(k, v);
   const sort = parseSort(params);
   const page = parsePage(params);
-  const parsed = parseFleetQuery(params, { ignoreEmpty: true });
+  const parsed = parseFleetQuery(params, { ...context, ignoreEmpty: true });
   const error = !parsed.ok
     ? parsed.error
     : !page.ok

@@ -47,4 +47,7 @@ export function shortId(uid: string): string {
 
 export const count = (n: number): string => n.toLocaleString('en-US');
 
-export const helpers = { utc, duration, relative, shortId, count, toMs };
+/** The first 12 hex digits of a SHA-256: enough to tell revisions and config hashes apart at a glance. */
+export const shortHash = (hash: string): string => hash.slice(0, 12);
+
+export const helpers = { utc, duration, relative, shortId, count, toMs, shortHash };

@@ -4,6 +4,8 @@ import type { Context } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
+import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
 import type { Renderer } from './render.ts';
 
@@ -17,6 +19,10 @@ export interface PagesDeps {
   readonly startedAtMs: number;
   /** The service clock (Unix ms); relative times and uptime are computed against it. */
   readonly now: () => number;
+  /** Where remote configs live (configs pages). */
+  readonly configs: ConfigCatalog;
+  /** Each agent's desired remote config (config states on every page). */
+  readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
 }
 
 /**

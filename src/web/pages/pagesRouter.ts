@@ -1,4 +1,4 @@
-// The web UI (SPEC "UI listener: web UI"): fleet, agent detail and status pages with their polled
+// The web UI (SPEC "UI listener: web UI"): fleet, agent detail, configs and status pages with their polled
 // fragments, and the embedded static assets. Mounted on the UI app after the JSON API router, so
 // /api/* keeps precedence (UI rule 6). Templates and assets are loaded once, here, at startup.
 
@@ -6,8 +6,12 @@ import Router from '@koa/router';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
+import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
 import { mountAgentPage } from './agentPage.ts';
+import { mountConfigPage } from './configPage.ts';
+import { mountConfigsPage } from './configsPage.ts';
 import { mountFleetPage } from './fleetPage.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { createRenderer } from './render.ts';
@@ -23,6 +27,8 @@ export interface PagesOptions {
   readonly now: () => number;
   /** ui.poll_interval in milliseconds (SPEC UI rule 2). */
   readonly pollIntervalMs: number;
+  readonly configs: ConfigCatalog;
+  readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
 }
 
 export function createPagesRouter(options: PagesOptions): Router {
@@ -41,6 +47,8 @@ export function createPagesRouter(options: PagesOptions): Router {
   mountStaticAssets(router, loadStaticAssets());
   mountFleetPage(router, deps);
   mountAgentPage(router, deps);
+  mountConfigsPage(router, deps);
+  mountConfigPage(router, deps);
   mountStatusPage(router, deps);
   return router;
 }

@@ -1,0 +1,154 @@
+// GET /configs/{name} and GET /partials/configs/{name}/agents: one remote config with its settings,
+// its body highlighted, its revisions with a diff between any two (`?from=N&to=M`), and the agents
+// it targets with their config state (the fragment polls; `?config_state=S` keeps one state). An
+// unknown name is a 404 page; a bad revision choice or state is a 400 that says why in the page.
+
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ConfigRevisionRecord } from '../../events/configData.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import { matchAll } from '../../projections/filter/fleetFilter.ts';
+import { configStates, type ConfigState } from '../../projections/remoteConfig/configState.ts';
+import { configView, countConfigAgents, revisionView } from '../views/configView.ts';
+import { configAgentRows } from './configAgents.ts';
+import { configBadge, configHref, configStateLabels } from './configStateLabels.ts';
+import { countColumns, sourceLocals } from './configsModel.ts';
+import { queryString } from './fleetRequest.ts';
+import { detectLanguage, highlight } from './highlight.ts';
+import { sendHtml, type PagesDeps } from './pageContext.ts';
+import { chooseRevisions } from './revisionChoice.ts';
+import { revisionDiff } from './revisionDiff.ts';
+
+/** The agents table shows at most this many; GET /api/configs/{name}/agents pages through all. */
+export const maxAgentRows = 200;
+
+/** The page's own query (revision choice, state filter) with `edit` applied. */
+function pageQuery(params: URLSearchParams, edit: Record<string, string | undefined>): string {
+  const out = new URLSearchParams();
+  for (const key of ['from', 'to', 'config_state']) {
+    const value = key in edit ? edit[key] : params.get(key);
+    if (value !== undefined && value !== null && value !== '') out.set(key, value);
+  }
+  return queryString(out);
+}
+
+/** The `config_state` the agents table keeps to, or why the given one is not a state. */
+function parseState(params: URLSearchParams): { only?: ConfigState; error?: string } {
+  const given = params.get('config_state') ?? '';
+  if (given === '') return {};
+  if (configStates.includes(given as ConfigState)) return { only: given as ConfigState };
+  return { error: `config_state must be one of ${configStates.join(', ')}, got ${JSON.stringify(given)}` };
+}
+
+async function agentsLocals(deps: PagesDeps, name: string, params: URLSearchParams) {
+  const { only, error } = parseState(params);
+  const fleet = await deps.reader.listAll(matchAll, 'ui');
+  const desiredFor = (agent: AgentState) => deps.desired.desiredFor(agent);
+  const counts = countConfigAgents(fleet.agents, desiredFor).get(name);
+  const rows = error === undefined ? configAgentRows(name, fleet.agents, desiredFor, only) : [];
+  const href = (s: string | undefined) =>
+    `${configHref(name)}${pageQuery(params, { config_state: s })}#agents`;
+  const tiles = [
+    {
+      state: 'targeted',
+      label: 'Targeted',
+      value: counts?.targeted ?? 0,
+      href: href(undefined),
+      active: !only,
+    },
+    ...countColumns.map((s) => ({
+      state: s,
+      label: configStateLabels[s],
+      value: counts?.[s] ?? 0,
+      href: href(s),
+      active: only === s,
+    })),
+  ];
+  return {
+    now: deps.now(),
+    pollUrl: `/partials/configs/${encodeURIComponent(name)}/agents${pageQuery(params, {})}`,
+    tiles,
+    rows: rows.slice(0, maxAgentRows).map((r) => ({ ...r, badge: configBadge(r.state) })),
+    total: rows.length,
+    filterLabel: only === undefined ? '' : configStateLabels[only],
+    clearHref: href(undefined),
+    apiHref: `/api/configs/${encodeURIComponent(name)}/agents`,
+    partial: fleet.partial,
+    error,
+  };
+}
+
+function revisionRows(name: string, revisions: readonly ConfigRevisionRecord[], current: number | null) {
+  return revisions.map((r, i) => {
+    const older = revisions[i + 1];
+    return {
+      ...revisionView(r, current, false),
+      diffHref: older === undefined ? '' : `${configHref(name)}?from=${older.revision}&to=${r.revision}#diff`,
+    };
+  });
+}
+
+async function configLocals(deps: PagesDeps, name: string, params: URLSearchParams) {
+  const [summary, revisions] = await Promise.all([deps.configs.get(name), deps.configs.revisions(name)]);
+  if (summary === undefined || revisions === undefined || revisions.length === 0) return undefined;
+  const current = summary.current?.revision ?? null;
+  const shown = summary.current ?? summary.latest;
+  const language = detectLanguage(name, shown.contentType, shown.body);
+  const choice = chooseRevisions(
+    params,
+    revisions.map((r) => r.revision),
+    current,
+  );
+  const find = (n: number | undefined) => revisions.find((r) => r.revision === n);
+  const diff = choice.ok ? revisionDiff(find(choice.from), find(choice.to) ?? shown) : undefined;
+  const agents = await agentsLocals(deps, name, params);
+  return {
+    config: configView(summary, undefined),
+    source: sourceLocals(deps.configs),
+    shown: {
+      revision: shown.revision,
+      current: summary.current !== null,
+      language,
+      bytes: Buffer.byteLength(shown.body),
+      tokens: highlight(shown.body, language),
+    },
+    revisions: revisionRows(name, revisions, current),
+    choices: revisions.map((r) => ({
+      value: r.revision,
+      label: `#${r.revision}${r.revision === current ? ' (current)' : r.draft ? ' (draft)' : ''}`,
+    })),
+    diff,
+    diffError: choice.ok ? undefined : choice.error,
+    stateParam: params.get('config_state') ?? '',
+    action: configHref(name),
+    ...agents,
+    status: !choice.ok || agents.error !== undefined ? 400 : 200,
+  };
+}
+
+export function sendConfigNotFound(ctx: Context, deps: PagesDeps, fragment: boolean): void {
+  const missing = {
+    id: fragment ? 'config-agents' : 'config-detail',
+    title: 'Config not found',
+    text: 'No remote config has this name. It may have been removed, or its file may not parse (the configs page lists such files).',
+    href: '/configs',
+    link: 'Back to the configs',
+  };
+  const view = fragment ? 'partials/notFound' : 'notFound';
+  sendHtml(ctx, 404, deps.render(view, { title: missing.title, nav: 'configs', now: deps.now(), missing }));
+}
+
+export function mountConfigPage(router: Router, deps: PagesDeps): void {
+  router.get('/configs/:name', async (ctx) => {
+    const name = ctx.params.name ?? '';
+    const locals = await configLocals(deps, name, new URLSearchParams(ctx.querystring));
+    if (locals === undefined) return sendConfigNotFound(ctx, deps, false);
+    sendHtml(ctx, locals.status, deps.render('config', { title: name, nav: 'configs', ...locals }));
+  });
+  router.get('/partials/configs/:name/agents', async (ctx) => {
+    const name = ctx.params.name ?? '';
+    if ((await deps.configs.get(name)) === undefined) return sendConfigNotFound(ctx, deps, true);
+    const locals = await agentsLocals(deps, name, new URLSearchParams(ctx.querystring));
+    sendHtml(ctx, locals.error === undefined ? 200 : 400, deps.render('partials/configAgents', locals));
+  });
+}

@@ -1,0 +1,30 @@
+// How the pages name and order remote config states (docs/remote-config.md "States"). The badge
+// classes are prefixed (`cfg-…`) so they never collide with the agent status badges.
+
+import type { ConfigState } from '../../projections/remoteConfig/configState.ts';
+
+export const configStateLabels: Readonly<Record<ConfigState, string>> = {
+  unmanaged: 'Unmanaged',
+  unsupported: 'Unsupported',
+  pending: 'Pending',
+  applying: 'Applying',
+  applied: 'Applied',
+  failed: 'Failed',
+};
+
+/** Ascending puts the agents that need attention first. */
+export const configStateRank: Readonly<Record<ConfigState, number>> = {
+  failed: 0,
+  pending: 1,
+  applying: 2,
+  unsupported: 3,
+  applied: 4,
+  unmanaged: 5,
+};
+
+export const configBadge = (state: ConfigState) => ({
+  class: `cfg-${state}`,
+  label: configStateLabels[state],
+});
+
+export const configHref = (name: string): string => `/configs/${encodeURIComponent(name)}`;
