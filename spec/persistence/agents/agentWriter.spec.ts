@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import { WriteTimeoutError } from '../../../src/persistence/database/writeOp.ts';
+import { eventually } from '../eventually.ts';
 import { agent, storeFixture, uidOf, type StoreFixture } from './storeFixtures.ts';
 
 describe('agent store on PostgreSQL (durability rules 11-17)', () => {
@@ -173,6 +174,42 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     expect((await sessionRow(1))?.connected).to.equal(false);
     await store.writer.saveSessions([agent(1, { lastSeen: 900, connected: true })]);
     expect((await sessionRow(1))?.connected).to.equal(false);
+  });
+
+  it('stamps every agent and session write with its transaction id and notifies at commit', async () => {
+    const listener = await db.client();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.channel));
+    await listener.query('LISTEN svc_agents_flushed');
+    const positions = async () => {
+      const [r] = await store.query<{ agent: string; session: string }>(
+        `SELECT a.change_xid::text AS agent, s.change_xid::text AS session
+         FROM agents a JOIN agent_session s USING (instance_uid) WHERE instance_uid = $1`,
+        [uidOf(1)],
+      );
+      return { agent: BigInt(r!.agent), session: BigInt(r!.session) };
+    };
+    try {
+      await store.writer.saveAgents([agent(1, { lastSeen: 1000 })]);
+      const inserted = await positions();
+      expect(inserted.session).to.equal(inserted.agent);
+      await store.writer.saveAgents([agent(1, { lastSeen: 2000 })]);
+      const updated = await positions();
+      expect(updated.agent > inserted.agent && updated.session === updated.agent).to.equal(true);
+      await store.writer.saveSessions([agent(1, { lastSeen: 3000 })]);
+      const refreshed = await positions();
+      expect(refreshed.session > updated.session && refreshed.agent === updated.agent).to.equal(true);
+      // A declined write stamps and notifies nothing.
+      await store.writer.saveAgents([agent(1, { lastSeen: 1500 })]);
+      expect(await positions()).to.deep.equal(refreshed);
+      await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen: 2000, at: 5000 }]);
+      expect((await positions()).agent > refreshed.session).to.equal(true);
+      await eventually(() => Promise.resolve(heard.length >= 4 && heard), 'the notifications');
+      await listener.query('SELECT 1');
+      expect(heard).to.deep.equal(Array.from({ length: 4 }, () => 'svc_agents_flushed'));
+    } finally {
+      await listener.end();
+    }
   });
 
   it('stores text PostgreSQL cannot hold (NUL, lone surrogates) in a replaced form instead of failing the batch', async () => {
