@@ -16,6 +16,19 @@ const getAgent = async (replica: Replica, uid: string) => {
   };
 };
 
+interface Listed {
+  instance_uid: string;
+  connected: boolean;
+}
+
+/** The agents a replica lists (GET /api/agents), optionally filtered. */
+const listed = async (replica: Replica, query = '') => {
+  const res = await fetch(`${replica.ui}/api/agents?limit=1000${query}`);
+  const body = (await res.json()) as { agents: Listed[]; partial: boolean };
+  expect(body.partial, `${replica.name} partial`).to.equal(false);
+  return body.agents;
+};
+
 /** Keeps an agent alive on one replica: a message every 300 ms. */
 function heartbeat(agent: WsAgent, uid: string): () => void {
   const timer = setInterval(() => void agent.send(agentMessage(uid)).catch(() => undefined), 300);
@@ -44,7 +57,7 @@ describe('three replicas on one database (scale-out)', function () {
 
   it('migrates once when every replica starts at the same moment', async () => {
     const applied = await sql.query('SELECT index FROM atdatabases_migrations_applied ORDER BY index');
-    expect(applied.rows.map((r: { index: number }) => r.index)).to.deep.equal([1, 2, 3, 4, 5]);
+    expect(applied.rows.map((r: { index: number }) => r.index)).to.deep.equal([1, 2, 3, 4, 5, 6]);
   });
 
   it('answers for an agent connected to A from B and C within one flush', async () => {
@@ -109,5 +122,54 @@ describe('three replicas on one database (scale-out)', function () {
       stop();
       await second.close();
     }
+  });
+});
+
+describe('a disconnect reaches the siblings (two replicas, 45 s disconnect threshold)', function () {
+  this.timeout(90_000);
+  let db: TestDatabase;
+  let sql: pg.Client;
+  let replicas: Replica[] = [];
+
+  before(async () => {
+    db = await createTestDatabase();
+    sql = await db.client();
+    const fleet = { heartbeat_interval: '30s' };
+    replicas = await Promise.all(
+      ['d1', 'd2'].map((name) => startReplica(name, { database: db.config, fleet })),
+    );
+  });
+  after(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await sql.end();
+    await db.drop();
+  });
+
+  it('shows B an agent disconnected within one flush after its socket to A dropped, though A had flushed its last report', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const uid = newUid();
+    const agent = await WsAgent.open(a.opamp);
+    // One report and no more messages: the stored row already holds the agent's last last_seen.
+    await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'dropper' }) }));
+    const connectedOnB = async (want: boolean) =>
+      (await listed(b)).find((x) => x.instance_uid === uid)?.connected === want;
+    await eventually(() => connectedOnB(true), 'B to list the agent connected');
+    const row = async () =>
+      (
+        await sql.query<{ updated_at: Date; connected: boolean }>(
+          `SELECT a.updated_at, s.connected FROM agents a JOIN agent_session s USING (instance_uid)
+           WHERE instance_uid = $1`,
+          [uid],
+        )
+      ).rows[0];
+    const before = await row();
+    const closed = Date.now();
+    await agent.close();
+    await eventually(() => connectedOnB(false), 'B to list the agent disconnected', { timeoutMs: 12_000 });
+    const after = await row();
+    expect(Date.now() - closed, "ms from the drop to B's list").to.be.below(12_000);
+    expect(after?.connected).to.equal(false);
+    // Rule 14: the disconnect moved neither last_seen nor the agent row's guard.
+    expect(after?.updated_at.getTime()).to.equal(before?.updated_at.getTime());
   });
 });

@@ -168,12 +168,29 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     expect((await store.reader.listAgents())[0]?.connected).to.equal(false);
   });
 
-  it('writes the session of a disconnect that kept last_seen through the session upsert', async () => {
-    await store.writer.saveAgents([agent(1, { lastSeen: 1000, connected: true })]);
-    await store.writer.saveSessions([agent(1, { lastSeen: 1000, connected: false })]);
+  it('writes a disconnect that kept last_seen, ordered by its connection change (rules 9, 14)', async () => {
+    await store.writer.saveAgents([agent(1, { lastSeen: 1000, connected: true, connectionChangedAt: 500 })]);
+    // The disconnect keeps last_seen and carries its own time.
+    const disconnect = agent(1, { lastSeen: 1000, connected: false, connectionChangedAt: 2000 });
+    expect([...(await store.writer.saveSessions([disconnect])).applied]).to.deep.equal([uidOf(1)]);
     expect((await sessionRow(1))?.connected).to.equal(false);
-    await store.writer.saveSessions([agent(1, { lastSeen: 900, connected: true })]);
+    // For the same last_seen, an earlier connection change says nothing new.
+    await store.writer.saveSessions([
+      agent(1, { lastSeen: 1000, connected: true, connectionChangedAt: 500 }),
+    ]);
     expect((await sessionRow(1))?.connected).to.equal(false);
+    // Writing the same pair again changes nothing either.
+    expect((await store.writer.saveSessions([disconnect])).applied.size).to.equal(0);
+  });
+
+  it('never lets a copy last seen earlier overwrite a newer connection, however late its disconnect', async () => {
+    // Replica B: the agent reconnected there at 3000 and was last heard from at 6000.
+    await store.writer.saveAgents([agent(1, { lastSeen: 6000, connected: true, connectionChangedAt: 3000 })]);
+    // Replica A last heard from it at 2000; its sweep noticed the silence only at 9000.
+    const late = agent(1, { lastSeen: 2000, connected: false, connectionChangedAt: 9000 });
+    expect((await store.writer.saveSessions([late])).applied.size).to.equal(0);
+    expect((await sessionRow(1))?.connected).to.equal(true);
+    expect(((await sessionRow(1))?.connection_changed_at as Date).getTime()).to.equal(3000);
   });
 
   it('stamps every agent and session write with its transaction id and notifies at commit', async () => {

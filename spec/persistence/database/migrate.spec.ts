@@ -48,6 +48,7 @@ describe('npm run migrate (rule 21)', function () {
       '00003-agent-effective-config.sql',
       '00004-jobs.sql',
       '00005-change-positions.sql',
+      '00006-session-connection-guard.sql',
     ]);
     const boss = await sql.query<{ version: number }>('SELECT version FROM pgboss.version');
     expect(boss.rows[0]?.version).to.be.a('number');
@@ -56,7 +57,7 @@ describe('npm run migrate (rule 21)', function () {
   it('is idempotent, and several runs at once serialise on the advisory lock', async () => {
     await Promise.all([migrate(), migrate(), migrate()]);
     const applied = await sql.query('SELECT count(*)::int AS n FROM atdatabases_migrations_applied');
-    expect(applied.rows[0]).to.deep.equal({ n: 5 });
+    expect(applied.rows[0]).to.deep.equal({ n: 6 });
   });
 
   it('refuses to run without database.host', async () => {

@@ -74,9 +74,12 @@ RETURNING a.instance_uid`,
 }
 
 /**
- * Session upsert, for the agents whose row exists. Guarded by the agent's last_seen: a replica
- * holding an older copy of the agent never overwrites a fresher session written by a sibling; equal
- * times do apply, so a sweep-detected disconnect (which keeps last_seen, rule 14) reaches the row.
+ * Session upsert, for the agents whose row exists. Guarded by the pair (last_seen,
+ * connection_changed_at), compared in that order: a replica holding a copy of the agent last seen
+ * earlier never overwrites a session written by a sibling that heard from it later, whatever its
+ * connection times say (a sweep finds a disconnect up to the disconnect threshold late); for the
+ * same last_seen the later connection change wins, so a disconnect, which keeps last_seen (rule 14),
+ * reaches the row. Equal pairs say nothing new and change nothing.
  */
 export function upsertSessionsSql(c: SessionColumns, { agentsKnownToExist = false } = {}): Sql {
   // In the flush the agent rows were just written in the same transaction: no join needed.
@@ -95,7 +98,7 @@ ON CONFLICT (instance_uid) DO UPDATE SET
   via_gateway = EXCLUDED.via_gateway, transport = EXCLUDED.transport,
   description_reported = EXCLUDED.description_reported, sequence_num = EXCLUDED.sequence_num,
   connection_changed_at = EXCLUDED.connection_changed_at, updated_at = EXCLUDED.updated_at, ${changeXid}
-WHERE s.updated_at <= EXCLUDED.updated_at
+WHERE (s.updated_at, s.connection_changed_at) < (EXCLUDED.updated_at, EXCLUDED.connection_changed_at)
 RETURNING s.instance_uid`,
     values: [
       c.uid,
