@@ -77,12 +77,12 @@ describe('three replicas on one database (scale-out)', function () {
           { timeoutMs: 12_000 },
         );
         expect(found.identifying_attributes).to.deep.equal({ 'service.name': 'edge' });
-        const list = (await (await fetch(`${sibling.ui}/api/agents?service.name=edge`)).json()) as {
-          agents: { instance_uid: string }[];
-          partial: boolean;
-        };
-        expect(list.agents.map((x) => x.instance_uid)).to.include(uid);
-        expect(list.partial).to.equal(false);
+        // Lists read the sibling's mirror, which catches up within about a second of the flush.
+        await eventually(
+          async () => (await listed(sibling, '&service.name=edge')).some((x) => x.instance_uid === uid),
+          `replica ${sibling.name} to list it`,
+          { timeoutMs: 2000 },
+        );
       }
     } finally {
       stop();
@@ -121,6 +121,68 @@ describe('three replicas on one database (scale-out)', function () {
     } finally {
       stop();
       await second.close();
+    }
+  });
+
+  it('never lists an agent it has evicted, even before the soft delete reaches the table', async () => {
+    const [a, b] = replicas as [Replica, Replica, Replica];
+    const uid = newUid();
+    const agent = await WsAgent.open(a.opamp);
+    const stop = heartbeat(agent, uid);
+    await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'leaver' }) }));
+    await eventually(async () => (await listed(b)).some((x) => x.instance_uid === uid), 'the first flush');
+    stop();
+    await agent.close();
+    const evictedAt = async () =>
+      (
+        await sql.query<{ e: Date | null }>('SELECT evicted_at AS e FROM agents WHERE instance_uid = $1', [
+          uid,
+        ])
+      ).rows[0]?.e ?? null;
+    // A evicts it after 3 s of silence: its per-agent series goes with the registry entry.
+    await eventually(
+      async () => !(await (await fetch(`${a.telemetry}/metrics/fleet`)).text()).includes(uid),
+      'A to evict the agent',
+    );
+    // Until the next flush soft-deletes the row, every store read still returns it live.
+    let listsWhileLive = 0;
+    for (;;) {
+      const live = (await evictedAt()) === null;
+      expect((await listed(a)).map((x) => x.instance_uid)).to.not.include(uid);
+      expect((await fetch(`${a.ui}/api/agents/${uid}`)).status).to.equal(404);
+      if (!live) break;
+      listsWhileLive++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(listsWhileLive, 'lists answered while the row was still live').to.be.greaterThan(0);
+    await eventually(
+      async () => !(await listed(b)).some((x) => x.instance_uid === uid),
+      'B to drop the soft-deleted agent',
+      { timeoutMs: 3000 },
+    );
+  });
+
+  it("shows a sibling's flush in its list within about a second", async () => {
+    const [a, b] = replicas as [Replica, Replica, Replica];
+    const uid = newUid();
+    // B has listed recently, so anything it would cache is warm and older than the flush.
+    await listed(b);
+    const agent = await WsAgent.open(a.opamp);
+    const stop = heartbeat(agent, uid);
+    try {
+      await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'fresh' }) }));
+      await eventually(
+        async () => (await sql.query('SELECT 1 FROM agents WHERE instance_uid = $1', [uid])).rowCount === 1,
+        "A's flush",
+        { everyMs: 20 },
+      );
+      // One list, a second after the flush (a cache refreshed behind requests would still show
+      // the read it made before).
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await listed(b, '&service.name=fresh')).map((x) => x.instance_uid)).to.include(uid);
+    } finally {
+      stop();
+      await agent.close();
     }
   });
 });

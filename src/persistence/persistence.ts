@@ -2,11 +2,12 @@
 // database.host is set (rule 1): with the host empty nothing here is created, no connection is
 // attempted and no persistence metric is registered.
 //
-// Lifecycle: created with the app (the flusher subscribes to the change tracker before any event
-// flows); start() migrates under the advisory lock, starts the job queue and the purge job, the
+// Lifecycle: created with the app (the flusher subscribes to the change tracker, and the list
+// mirror to the bus, before any event flows); start() migrates under the advisory lock, starts the
+// job queue and the purge job, listens for notifications, loads the list mirror, and starts the
 // session-refresh pass and the job-queue UI; stop() is called after the bus completed, so the
 // change tracker's final window is already marked: it waits for the flush in flight, flushes once
-// more, then closes the job queue and the pools.
+// more, then stops the mirror and the notifications and closes the job queue and the pools.
 
 import type { Middleware } from 'koa';
 import type { Observable, SchedulerLike } from 'rxjs';
@@ -23,6 +24,8 @@ import { createJobsUi, type JobsUi } from './jobs/jobsUi.ts';
 import type { JobStore } from './jobs/jobStore.ts';
 import { runMigrations } from './database/migrate.ts';
 import { createPgJobStore } from './jobs/pgJobStore.ts';
+import { createMirrorSync } from './agents/mirrorSync.ts';
+import { createNotifications, type Notifications } from './database/notifications.ts';
 import { createPgStoreReader } from './agents/pgStoreReader.ts';
 import { createPools, splitPool, type Pools } from './database/pools.ts';
 import { createSessionLedger, keepaliveMs } from './agents/sessionLedger.ts';
@@ -38,6 +41,8 @@ export interface PersistenceDeps {
   readonly registry: Registry;
   /** The change tracker's windows: what the flusher writes. */
   readonly windows$: Observable<ChangeWindow>;
+  /** The bus's events: the list mirror follows this replica's evictions. */
+  readonly events$: Observable<FleetEvent>;
   /** The bus: where the store's own facts (AgentsSoftDeleted) are published. */
   readonly publish: (event: FleetEvent) => void;
   readonly disconnectAfterMs: number;
@@ -51,6 +56,11 @@ export interface Persistence {
   /** Koa middleware for /jobs-ui; answers 503 until start() has loaded the dashboard. */
   readonly jobsUi: Middleware;
   readonly flusher: Flusher;
+  /**
+   * LISTEN/NOTIFY on one dedicated connection, shared by every part that needs to hear of a
+   * sibling's writes (the list mirror listens on agentsFlushedChannel). Started by start().
+   */
+  readonly notifications: Notifications;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -87,7 +97,21 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     publish: deps.publish,
   });
   const now = () => scheduler.now();
-  const reader = createPgStoreReader(pools.read, { now, disconnectAfterMs: deps.disconnectAfterMs });
+  const notifications = createNotifications(settings, { logger });
+  const mirror = createMirrorSync({
+    pool: pools.read,
+    notifications,
+    events$: deps.events$,
+    scheduler,
+    logger,
+    disconnectAfterMs: deps.disconnectAfterMs,
+    reloadAfterMs: config.fleet.soft_delete_duration,
+  });
+  const reader = createPgStoreReader(pools.read, {
+    mirror,
+    now,
+    disconnectAfterMs: deps.disconnectAfterMs,
+  });
   const jobs = createPgJobStore(pools.write, now);
   const boss = createBoss(pools.write, logger, { migrate: true, run: true });
   let refresher: SessionRefresher | undefined;
@@ -105,8 +129,13 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
         logger,
       });
       jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
+      // Neither rejects: a failure is logged and retried, and lists answer `partial` meanwhile.
+      await notifications.start();
+      await mirror.start();
     } catch (error) {
       // Startup fails as a whole (the process exits): release what was opened so far.
+      await mirror.stop();
+      await notifications.stop();
       await boss.stop({ graceful: false, close: false }).catch(() => undefined);
       await pools.end().catch(() => undefined);
       throw error;
@@ -118,6 +147,8 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   async function stop(): Promise<void> {
     await flusher.stop();
     await refresher?.stop();
+    await mirror.stop();
+    await notifications.stop();
     await boss
       .stop({ graceful: true, timeout: 5000, close: false })
       .catch((error: unknown) => logger.warn({ err: error }, 'job queue stop failed'));
@@ -132,5 +163,5 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     else await next();
   };
 
-  return { reader, jobs, jobsUi: middleware, flusher, start, stop };
+  return { reader, jobs, jobsUi: middleware, flusher, notifications, start, stop };
 }

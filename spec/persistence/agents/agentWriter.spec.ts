@@ -46,7 +46,7 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     const result = await store.writer.saveAgents(agents);
     expect(result.failed).to.deep.equal([]);
     expect(result.applied.size).to.equal(5);
-    const listed = await store.reader.listAgents();
+    const listed = await store.listed();
     expect(listed.map((a) => a.uid)).to.deep.equal(agents.map((a) => a.uid));
     const { effectiveConfig, packages, ...summary } = agents[0]!;
     const { effectiveConfig: listedConfig, ...listedSummary } = listed[0]!;
@@ -123,7 +123,7 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen: 1000, at: 5000 }]);
     await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen: 1000, at: 9000 }]);
     expect(((await row(1))?.evicted_at as Date).getTime()).to.equal(5000);
-    expect((await store.reader.listAgents()).map((a) => a.uid)).to.deep.equal([uidOf(2)]);
+    expect((await store.listed()).map((a) => a.uid)).to.deep.equal([uidOf(2)]);
     expect(await store.reader.getAgent(uidOf(1))).to.equal(undefined);
   });
 
@@ -163,9 +163,9 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
   it('counts a stored agent connected only while its session row is fresh (rule 10)', async () => {
     await store.writer.saveAgents([agent(1, { lastSeen: 1000, connected: true })]);
     store.clock.now = 1000 + 45_000;
-    expect((await store.reader.listAgents())[0]?.connected).to.equal(true);
+    expect((await store.listed())[0]?.connected).to.equal(true);
     store.clock.now = 1000 + 45_001;
-    expect((await store.reader.listAgents())[0]?.connected).to.equal(false);
+    expect((await store.listed())[0]?.connected).to.equal(false);
   });
 
   it('writes a disconnect that kept last_seen, ordered by its connection change (rules 9, 14)', async () => {

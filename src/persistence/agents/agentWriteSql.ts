@@ -2,7 +2,7 @@
 // Every batch passes one array per column through UNNEST, so the text is the same for 1 or 100,000
 // agents. Times travel as Unix ms (float8) and become timestamptz here. Every statement that writes
 // an agents or agent_session row stamps change_xid with its transaction id (the column default on
-// insert, `changeXid` on update), so readers can catch up on what changed since they last read.
+// insert, `changeXid` on update): the list mirror reads rows by that position (agentReadSql.ts).
 
 import type { AgentColumns, ConfigColumns, SessionColumns } from './agentColumns.ts';
 import { arrayLiteral } from '../database/arrayLiteral.ts';
