@@ -41,4 +41,14 @@ describe('eviction mask (agents this replica evicted are never listed)', () => {
     expect(mask.hides(agent(2, { lastSeen: 1000 }))).to.equal(true);
     expect(mask.size).to.equal(1);
   });
+
+  it('counts the stored agents it hides, leaving out newer copies and agents not stored', () => {
+    const mask = createEvictionMask();
+    for (const n of [1, 2, 3]) mask.evicted(uidOf(n), 1000);
+    const stored = new Map([
+      [uidOf(1), agent(1, { lastSeen: 1000 })],
+      [uidOf(2), agent(2, { lastSeen: 2000 })],
+    ]);
+    expect(mask.countHidden((uid) => stored.get(uid))).to.equal(1);
+  });
 });

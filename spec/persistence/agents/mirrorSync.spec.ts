@@ -140,6 +140,13 @@ describe('list mirror on PostgreSQL (stored agents for fleet lists)', () => {
     // The row is still live: the flush has not soft-deleted it yet.
     expect(uids(mirror)).to.deep.equal([uidOf(2)]);
     expect(await reader.getAgent(uidOf(1))).to.equal(undefined);
+    const list = mirror.list(store.clock.now);
+    if (!list.ok) throw new Error('the mirror cannot list');
+    expect([list.agents.size, list.agents.has(uidOf(1)), list.agents.has(uidOf(2))]).to.deep.equal([
+      1,
+      false,
+      true,
+    ]);
     await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen, at: 9000 }]);
     events.next({ type: 'AgentsSoftDeleted', at: 9100, data: { uids: [uidOf(1)] } });
     await mirror.catchUp();

@@ -18,23 +18,30 @@ import { connected, described } from '../../support/events.ts';
  */
 class MemoryStore implements AgentStoreReader {
   listCalls = 0;
+  /** Stored agents the list walks visited. */
+  visited = 0;
   getCalls: InstanceUid[] = [];
   failing = false;
   private readonly agents: AgentState[];
   constructor(agents: AgentState[]) {
-    this.agents = agents;
+    this.agents = [...new Map(agents.map((a) => [a.uid, a])).values()].sort((a, b) =>
+      a.uid < b.uid ? -1 : 1,
+    );
   }
   listAgents(): StoredList {
     this.listCalls++;
     if (this.failing) return { ok: false, error: new Error('store down') };
-    const ordered = [...new Map(this.agents.map((a) => [a.uid, a])).values()].sort((a, b) =>
-      a.uid < b.uid ? -1 : 1,
-    );
+    const ordered = this.agents;
     return {
       ok: true,
       agents: {
+        size: ordered.length,
+        has: (uid) => ordered.some((a) => a.uid === uid),
         forEachOrdered: (visit) => {
-          for (const agent of ordered) if (visit(agent) === false) return;
+          for (const agent of ordered) {
+            this.visited++;
+            if (visit(agent) === false) return;
+          }
         },
       },
     };
@@ -148,6 +155,30 @@ describe('fleet reader', () => {
       expect(page.agents[3]?.description?.identifying['service.name']).to.equal('local-4');
       expect(page).to.include({ total: 6, partial: false });
       expect(store.listCalls).to.equal(1);
+    });
+
+    it('pages an unfiltered merged set without walking past the page, counting its total', async () => {
+      const many = [...stored(), ...Array.from({ length: 40 }, (_, i) => agent({ n: 100 + i }))];
+      const store = new MemoryStore(many);
+      const reader = createFleetReader({ registry, store });
+      const all = await reader.listAll(matchAll, 'api');
+      for (const [offset, limit] of [
+        [0, 2],
+        [1, 3],
+        [3, 2],
+        [40, 10],
+        [44, 5],
+        [50, 5],
+      ] as const) {
+        store.visited = 0;
+        const page = await reader.listPage(matchAll, { limit, offset }, 'api');
+        expect(uids(page.agents), `${offset}+${limit}`).to.deep.equal(
+          uids(all.agents.slice(offset, offset + limit)),
+        );
+        expect(page.total).to.equal(all.agents.length);
+        expect(store.visited, `${offset}+${limit}`).to.be.at.most(offset + limit);
+      }
+      expect(all.agents.length).to.equal(6 + 40);
     });
 
     it('filters the merged set (local values decide for overlapping agents) and then pages it', async () => {

@@ -30,6 +30,8 @@ export interface EvictionMask {
   readCompleted(read: number): void;
   /** True when `stored` is the copy of an agent this replica evicted. */
   hides(stored: AgentState): boolean;
+  /** How many of the stored agents `get` finds the mask hides. */
+  countHidden(get: (uid: InstanceUid) => AgentState | undefined): number;
 }
 
 export function createEvictionMask(): EvictionMask {
@@ -56,6 +58,14 @@ export function createEvictionMask(): EvictionMask {
       if (masked.size === 0) return false;
       const entry = masked.get(stored.uid);
       return entry !== undefined && stored.lastSeen <= entry.lastSeen;
+    },
+    countHidden(get) {
+      let hidden = 0;
+      for (const [uid, entry] of masked) {
+        const stored = get(uid);
+        if (stored !== undefined && stored.lastSeen <= entry.lastSeen) hidden++;
+      }
+      return hidden;
     },
   };
 }

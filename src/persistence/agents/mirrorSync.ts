@@ -149,6 +149,13 @@ export function createMirrorSync(deps: MirrorSyncDeps): MirrorSync {
       return {
         ok: true,
         agents: {
+          get size() {
+            return current.size - mask.countHidden((uid) => current.get(uid));
+          },
+          has(uid) {
+            const agent = current.get(uid);
+            return agent !== undefined && !mask.hides(agent);
+          },
           // The walk is synchronous: the mask cannot change during it.
           forEachOrdered: (visit) =>
             current.forEachOrdered(

@@ -4,9 +4,10 @@
 // rows (a reload fills a new mirror and swaps it in); this module does no IO and reads no clock
 // (time comes in as `now`).
 //
-// Each agent lives in one small mutable slot; an update replaces the state in the slot without
-// touching the tree. Ordered walks use an array of the slots, rebuilt from the tree (a linear walk,
-// not a sort) only after an agent came or went since the last walk.
+// Each agent lives in one small mutable slot, held by a Map (lookups) and the tree (order); an
+// update replaces the state in the slot without touching either. Ordered walks use an array of the
+// slots, rebuilt from the tree (a linear walk, not a sort) only after an agent came or went since
+// the last walk.
 
 import BTreeModule from 'sorted-btree';
 import type { InstanceUid } from '../../events/ids.ts';
@@ -46,19 +47,23 @@ interface Slot {
 const staleAfterOf = (entry: MirrorEntry) => (entry.agent.connected ? entry.connectedUntil : Infinity);
 
 export function createStoreMirror(): StoreMirror {
+  const slots = new Map<InstanceUid, Slot>();
   const tree = new BTree<InstanceUid, Slot>();
   let ordered: Slot[] | null = [];
 
   function apply(entry: MirrorEntry): void {
     const uid = entry.agent.uid;
-    const slot = tree.get(uid);
+    const slot = slots.get(uid);
     if (entry.evicted) {
       if (slot !== undefined) {
+        slots.delete(uid);
         tree.delete(uid);
         ordered = null;
       }
     } else if (slot === undefined) {
-      tree.set(uid, { state: entry.agent, staleAfter: staleAfterOf(entry) });
+      const fresh = { state: entry.agent, staleAfter: staleAfterOf(entry) };
+      slots.set(uid, fresh);
+      tree.set(uid, fresh);
       ordered = null;
     } else {
       slot.state = entry.agent;
@@ -68,26 +73,26 @@ export function createStoreMirror(): StoreMirror {
 
   function orderedSlots(): Slot[] {
     if (ordered === null) {
-      const slots = new Array<Slot>(tree.size);
+      const walk = new Array<Slot>(tree.size);
       let i = 0;
       tree.forEach((slot) => {
-        slots[i++] = slot;
+        walk[i++] = slot;
       });
-      ordered = slots;
+      ordered = walk;
     }
     return ordered;
   }
 
   return {
     get size() {
-      return tree.size;
+      return slots.size;
     },
-    get: (uid) => tree.get(uid)?.state,
+    get: (uid) => slots.get(uid)?.state,
     apply,
     forEachOrdered(now, visit) {
-      const slots = orderedSlots();
-      for (let i = 0; i < slots.length; i++) {
-        const slot = slots[i]!;
+      const walk = orderedSlots();
+      for (let i = 0; i < walk.length; i++) {
+        const slot = walk[i]!;
         // Time only moves on: once stale, the state stays disconnected until a newer row comes.
         if (now > slot.staleAfter) {
           slot.state = { ...slot.state, connected: false };

@@ -7,6 +7,10 @@ import type { AgentState } from '../../projections/agent/agentState.ts';
 
 /** The stored agents one fleet list merges (rule 4). */
 export interface StoredAgents {
+  /** How many agents forEachOrdered visits, without walking them. */
+  readonly size: number;
+  /** Whether forEachOrdered visits the agent `uid`. */
+  has(uid: InstanceUid): boolean;
   /**
    * Calls `visit` with every live stored agent in ascending instance_uid order until it returns
    * false: without effective configs (`effectiveConfig: null`), without the agents this replica has

@@ -8,10 +8,11 @@
 //   agents this replica has evicted since;
 // - a store that cannot serve a list degrades it to the registry alone with `partial: true` and
 //   onStoreFallback.
-// Cost: an unfiltered page without a store walks the ordered index for offset + limit entries; any
-// other list is one linear pass over the registry, and one over the mirror, calling the compiled
-// filter (callback loops, no iterator chain: at 100,000 agents the generators cost more than the
-// matching). Nothing is sorted and no record is copied.
+// Cost: an unfiltered page walks the ordered registry (and mirror) for offset + limit entries and
+// counts the merged total from their sizes; any other list is one linear pass over the registry,
+// and one over the mirror, calling the compiled filter (callback loops, no iterator chain: at
+// 100,000 agents the generators cost more than the matching). Nothing is sorted and no record is
+// copied.
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
@@ -103,7 +104,7 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   function forEachListed(
     filter: FleetFilter,
     stored: StoredAgents,
-    visit: (agent: AgentState) => void,
+    visit: (agent: AgentState) => boolean | void,
   ): void {
     const local = new Array<AgentState>(registry.size);
     const accepts = new Uint8Array(registry.size);
@@ -142,6 +143,19 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
     const agents: AgentState[] = [];
     let total = 0;
     const end = page.offset + page.limit;
+    if (filter.empty) {
+      // Every agent counts: the total is the registry plus the stored agents it does not hold, and
+      // the walk stops at the end of the page instead of passing over every stored agent.
+      let overlap = 0;
+      registry.forEachOrdered((agent) => {
+        if (stored.has(agent.uid)) overlap++;
+      });
+      forEachListed(filter, stored, (agent) => {
+        if (total >= page.offset) agents.push(agent);
+        return ++total < end;
+      });
+      return Promise.resolve({ agents, total: registry.size + stored.size - overlap, partial: false });
+    }
     forEachListed(filter, stored, (agent) => {
       if (total >= page.offset && total < end) agents.push(agent);
       total++;

@@ -3,8 +3,7 @@
 // filter) interleaved with the stored agents, as the store's ordered walk yields them. The local
 // entry wins: the stored copy of an agent the registry holds is skipped, found by the same
 // comparison that interleaves the two sequences rather than by a lookup per stored agent. One pass,
-// no sort, no array of the stored agents, no generator: a page of a 100,000-agent merge only
-// counts what it does not keep.
+// no sort, no array of the stored agents, no generator. `visit` returns false to stop the walk.
 
 import type { StoredAgents } from '../../persistence/agents/storeReader.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
@@ -15,15 +14,19 @@ export function forEachMerged(
   stored: StoredAgents,
   /** The filter for stored agents; undefined when it accepts every agent. */
   include: ((agent: AgentState) => boolean) | undefined,
-  visit: (agent: AgentState) => void,
+  visit: (agent: AgentState) => boolean | void,
 ): void {
   let i = 0;
+  let going = true;
   const n = local.length;
   stored.forEachOrdered((agent) => {
     const uid = agent.uid;
-    for (; i < n && local[i]!.uid < uid; i++) if (accepts[i] === 1) visit(local[i]!);
-    if (i < n && local[i]!.uid === uid) return;
-    if (include === undefined || include(agent)) visit(agent);
+    for (; going && i < n && local[i]!.uid < uid; i++)
+      if (accepts[i] === 1) going = visit(local[i]!) !== false;
+    if (!going) return false;
+    if (i < n && local[i]!.uid === uid) return true;
+    if (include === undefined || include(agent)) going = visit(agent) !== false;
+    return going;
   });
-  for (; i < n; i++) if (accepts[i] === 1) visit(local[i]!);
+  for (; going && i < n; i++) if (accepts[i] === 1) going = visit(local[i]!) !== false;
 }
