@@ -135,6 +135,7 @@ export function createApp(config: Config, deps: AppDeps): App {
         scheduler,
         registry,
         windows$: core.changes!.windows$,
+        events$: bus.events$,
         publish: (event) => bus.publish(event),
         disconnectAfterMs: thresholds.disconnectAfterMs,
         metrics: (gauges) => (persistenceMetrics = metrics.persistenceMetrics(gauges)),

@@ -18,6 +18,19 @@ const getAgent = async (replica: Replica, uid: string) => {
   };
 };
 
+interface Listed {
+  instance_uid: string;
+  connected: boolean;
+}
+
+/** The agents a replica lists (GET /api/agents), optionally filtered. */
+const listed = async (replica: Replica, query = '') => {
+  const res = await fetch(`${replica.ui}/api/agents?limit=1000${query}`);
+  const body = (await res.json()) as { agents: Listed[]; partial: boolean };
+  expect(body.partial, `${replica.name} partial`).to.equal(false);
+  return body.agents;
+};
+
 /** Keeps an agent alive on one replica: a message every 300 ms. */
 function heartbeat(agent: WsAgent, uid: string): () => void {
   const timer = setInterval(() => void agent.send(agentMessage(uid)).catch(() => undefined), 300);
@@ -69,12 +82,12 @@ describe('three replicas on one database (scale-out)', function () {
           { timeoutMs: 12_000 },
         );
         expect(found.identifying_attributes).to.deep.equal({ 'service.name': 'edge' });
-        const list = (await (await fetch(`${sibling.ui}/api/agents?service.name=edge`)).json()) as {
-          agents: { instance_uid: string }[];
-          partial: boolean;
-        };
-        expect(list.agents.map((x) => x.instance_uid)).to.include(uid);
-        expect(list.partial).to.equal(false);
+        // Lists read the sibling's mirror, which catches up within about a second of the flush.
+        await eventually(
+          async () => (await listed(sibling, '&service.name=edge')).some((x) => x.instance_uid === uid),
+          `replica ${sibling.name} to list it`,
+          { timeoutMs: 2000 },
+        );
       }
     } finally {
       stop();
@@ -114,5 +127,116 @@ describe('three replicas on one database (scale-out)', function () {
       stop();
       await second.close();
     }
+  });
+
+  it('never lists an agent it has evicted, even before the soft delete reaches the table', async () => {
+    const [a, b] = replicas as [Replica, Replica, Replica];
+    const uid = newUid();
+    const agent = await WsAgent.open(a.opamp);
+    const stop = heartbeat(agent, uid);
+    await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'leaver' }) }));
+    await eventually(async () => (await listed(b)).some((x) => x.instance_uid === uid), 'the first flush');
+    stop();
+    await agent.close();
+    const evictedAt = async () =>
+      (
+        await sql.query<{ e: Date | null }>('SELECT evicted_at AS e FROM agents WHERE instance_uid = $1', [
+          uid,
+        ])
+      ).rows[0]?.e ?? null;
+    // A evicts it after 3 s of silence: its per-agent series goes with the registry entry.
+    await eventually(
+      async () => !(await (await fetch(`${a.telemetry}/metrics/fleet`)).text()).includes(uid),
+      'A to evict the agent',
+    );
+    // Until the next flush soft-deletes the row, every store read still returns it live.
+    let listsWhileLive = 0;
+    for (;;) {
+      const live = (await evictedAt()) === null;
+      expect((await listed(a)).map((x) => x.instance_uid)).to.not.include(uid);
+      expect((await fetch(`${a.ui}/api/agents/${uid}`)).status).to.equal(404);
+      if (!live) break;
+      listsWhileLive++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(listsWhileLive, 'lists answered while the row was still live').to.be.greaterThan(0);
+    await eventually(
+      async () => !(await listed(b)).some((x) => x.instance_uid === uid),
+      'B to drop the soft-deleted agent',
+      { timeoutMs: 3000 },
+    );
+  });
+
+  it("shows a sibling's flush in its list within about a second", async () => {
+    const [a, b] = replicas as [Replica, Replica, Replica];
+    const uid = newUid();
+    // B has listed recently, so anything it would cache is warm and older than the flush.
+    await listed(b);
+    const agent = await WsAgent.open(a.opamp);
+    const stop = heartbeat(agent, uid);
+    try {
+      await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'fresh' }) }));
+      await eventually(
+        async () => (await sql.query('SELECT 1 FROM agents WHERE instance_uid = $1', [uid])).rowCount === 1,
+        "A's flush",
+        { everyMs: 20 },
+      );
+      // One list, a second after the flush (a cache refreshed behind requests would still show
+      // the read it made before).
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await listed(b, '&service.name=fresh')).map((x) => x.instance_uid)).to.include(uid);
+    } finally {
+      stop();
+      await agent.close();
+    }
+  });
+});
+
+describe('a disconnect reaches the siblings (two replicas, 45 s disconnect threshold)', function () {
+  this.timeout(90_000);
+  let db: TestDatabase;
+  let sql: pg.Client;
+  let replicas: Replica[] = [];
+
+  before(async () => {
+    db = await createTestDatabase();
+    sql = await db.client();
+    const fleet = { heartbeat_interval: '30s' };
+    replicas = await Promise.all(
+      ['d1', 'd2'].map((name) => startReplica(name, { database: db.config, fleet })),
+    );
+  });
+  after(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await sql.end();
+    await db.drop();
+  });
+
+  it('shows B an agent disconnected within one flush after its socket to A dropped, though A had flushed its last report', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const uid = newUid();
+    const agent = await WsAgent.open(a.opamp);
+    // One report and no more messages: the stored row already holds the agent's last last_seen.
+    await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'dropper' }) }));
+    const connectedOnB = async (want: boolean) =>
+      (await listed(b)).find((x) => x.instance_uid === uid)?.connected === want;
+    await eventually(() => connectedOnB(true), 'B to list the agent connected');
+    const row = async () =>
+      (
+        await sql.query<{ updated_at: Date; connected: boolean }>(
+          `SELECT a.updated_at, s.connected FROM agents a JOIN agent_session s USING (instance_uid)
+           WHERE instance_uid = $1`,
+          [uid],
+        )
+      ).rows[0];
+    const before = await row();
+    const closed = Date.now();
+    await agent.close();
+    await eventually(() => connectedOnB(false), 'B to list the agent disconnected', { timeoutMs: 12_000 });
+    const after = await row();
+    expect(Date.now() - closed, "ms from the drop to B's list").to.be.below(12_000);
+    expect(after?.connected).to.equal(false);
+    // Rule 14: the disconnect moved neither last_seen nor the agent row's guard.
+    expect(after?.updated_at.getTime()).to.equal(before?.updated_at.getTime());
   });
 });

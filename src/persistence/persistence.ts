@@ -2,11 +2,12 @@
 // database.host is set (rule 1): with the host empty nothing here is created, no connection is
 // attempted and no persistence metric is registered.
 //
-// Lifecycle: created with the app (the flusher subscribes to the change tracker before any event
-// flows); start() migrates under the advisory lock, starts the job queue and the purge job, the
+// Lifecycle: created with the app (the flusher subscribes to the change tracker, and the list
+// mirror to the bus, before any event flows); start() migrates under the advisory lock, starts the
+// job queue and the purge job, listens for notifications, loads the list mirror, and starts the
 // session-refresh pass and the job-queue UI; stop() is called after the bus completed, so the
 // change tracker's final window is already marked: it waits for the flush in flight, flushes once
-// more, then closes the job queue and the pools.
+// more, then stops the mirror and the notifications and closes the job queue and the pools.
 
 import type { Middleware } from 'koa';
 import type { Observable, SchedulerLike } from 'rxjs';
@@ -22,6 +23,7 @@ import { createBoss, jobQueueSchema, startPurgeJob } from './jobs/jobQueue.ts';
 import { createJobsUi, type JobsUi } from './jobs/jobsUi.ts';
 import type { JobStore } from './jobs/jobStore.ts';
 import { runMigrations } from './database/migrate.ts';
+import { createMirrorSync } from './agents/mirrorSync.ts';
 import { createPgStoreReader } from './agents/pgStoreReader.ts';
 import { createPools, splitPool, type Pools } from './database/pools.ts';
 import { createSessionLedger, keepaliveMs } from './agents/sessionLedger.ts';
@@ -42,6 +44,8 @@ export interface PersistenceDeps {
   readonly registry: Registry;
   /** The change tracker's windows: what the flusher writes. */
   readonly windows$: Observable<ChangeWindow>;
+  /** The bus's events: the list mirror follows this replica's evictions. */
+  readonly events$: Observable<FleetEvent>;
   /** The bus: where the store's own facts (AgentsSoftDeleted) are published. */
   readonly publish: (event: FleetEvent) => void;
   readonly disconnectAfterMs: number;
@@ -61,7 +65,10 @@ export interface Persistence {
   /** Koa middleware for /jobs-ui; answers 503 until start() has loaded the dashboard. */
   readonly jobsUi: Middleware;
   readonly flusher: Flusher;
-  /** LISTEN/NOTIFY, one connection shared by every user in this replica. */
+  /**
+   * LISTEN/NOTIFY on one dedicated connection, shared by every part that needs to hear of a
+   * sibling's writes (the list mirror, remote configs, jobs). Started by start().
+   */
   readonly notifications: Notifications;
   /** The remote config catalog, when configs live in the database; writes wait for the reload. */
   readonly configs: PgConfigCatalog | undefined;
@@ -101,9 +108,22 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     publish: deps.publish,
   });
   const now = () => scheduler.now();
-  const reader = createPgStoreReader(pools.read, { now, disconnectAfterMs: deps.disconnectAfterMs });
-  const boss = createBoss(pools.write, logger, { migrate: true, run: true });
   const notifications = createNotifications(settings, { logger });
+  const mirror = createMirrorSync({
+    pool: pools.read,
+    notifications,
+    events$: deps.events$,
+    scheduler,
+    logger,
+    disconnectAfterMs: deps.disconnectAfterMs,
+    reloadAfterMs: config.fleet.soft_delete_duration,
+  });
+  const reader = createPgStoreReader(pools.read, {
+    mirror,
+    now,
+    disconnectAfterMs: deps.disconnectAfterMs,
+  });
+  const boss = createBoss(pools.write, logger, { migrate: true, run: true });
   const configSync = deps.remoteConfigs
     ? createConfigSync({
         pool: pools.write,
@@ -141,13 +161,16 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
         logger,
       });
       jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
+      // None of these rejects: a failure is logged and retried (lists answer `partial` meanwhile).
       await notifications.start();
+      await mirror.start();
       await configSync?.start();
       await jobs.start();
     } catch (error) {
       // Startup fails as a whole (the process exits): release what was opened so far.
-      await boss.stop({ graceful: false, close: false }).catch(() => undefined);
+      await mirror.stop();
       await notifications.stop();
+      await boss.stop({ graceful: false, close: false }).catch(() => undefined);
       await pools.end().catch(() => undefined);
       throw error;
     }
@@ -160,6 +183,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     await flusher.stop();
     await refresher?.stop();
     await configSync?.stop();
+    await mirror.stop();
     await notifications.stop();
     await boss
       .stop({ graceful: true, timeout: 5000, close: false })

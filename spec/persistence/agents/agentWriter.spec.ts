@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import { WriteTimeoutError } from '../../../src/persistence/database/writeOp.ts';
+import { eventually } from '../eventually.ts';
 import { agent, storeFixture, uidOf, type StoreFixture } from './storeFixtures.ts';
 
 describe('agent store on PostgreSQL (durability rules 11-17)', () => {
@@ -45,7 +46,7 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     const result = await store.writer.saveAgents(agents);
     expect(result.failed).to.deep.equal([]);
     expect(result.applied.size).to.equal(5);
-    const listed = await store.reader.listAgents();
+    const listed = await store.listed();
     expect(listed.map((a) => a.uid)).to.deep.equal(agents.map((a) => a.uid));
     const { effectiveConfig, packages, ...summary } = agents[0]!;
     const { effectiveConfig: listedConfig, ...listedSummary } = listed[0]!;
@@ -122,7 +123,7 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen: 1000, at: 5000 }]);
     await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen: 1000, at: 9000 }]);
     expect(((await row(1))?.evicted_at as Date).getTime()).to.equal(5000);
-    expect((await store.reader.listAgents()).map((a) => a.uid)).to.deep.equal([uidOf(2)]);
+    expect((await store.listed()).map((a) => a.uid)).to.deep.equal([uidOf(2)]);
     expect(await store.reader.getAgent(uidOf(1))).to.equal(undefined);
   });
 
@@ -162,17 +163,70 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
   it('counts a stored agent connected only while its session row is fresh (rule 10)', async () => {
     await store.writer.saveAgents([agent(1, { lastSeen: 1000, connected: true })]);
     store.clock.now = 1000 + 45_000;
-    expect((await store.reader.listAgents())[0]?.connected).to.equal(true);
+    expect((await store.listed())[0]?.connected).to.equal(true);
     store.clock.now = 1000 + 45_001;
-    expect((await store.reader.listAgents())[0]?.connected).to.equal(false);
+    expect((await store.listed())[0]?.connected).to.equal(false);
   });
 
-  it('writes the session of a disconnect that kept last_seen through the session upsert', async () => {
-    await store.writer.saveAgents([agent(1, { lastSeen: 1000, connected: true })]);
-    await store.writer.saveSessions([agent(1, { lastSeen: 1000, connected: false })]);
+  it('writes a disconnect that kept last_seen, ordered by its connection change (rules 9, 14)', async () => {
+    await store.writer.saveAgents([agent(1, { lastSeen: 1000, connected: true, connectionChangedAt: 500 })]);
+    // The disconnect keeps last_seen and carries its own time.
+    const disconnect = agent(1, { lastSeen: 1000, connected: false, connectionChangedAt: 2000 });
+    expect([...(await store.writer.saveSessions([disconnect])).applied]).to.deep.equal([uidOf(1)]);
     expect((await sessionRow(1))?.connected).to.equal(false);
-    await store.writer.saveSessions([agent(1, { lastSeen: 900, connected: true })]);
+    // For the same last_seen, an earlier connection change says nothing new.
+    await store.writer.saveSessions([
+      agent(1, { lastSeen: 1000, connected: true, connectionChangedAt: 500 }),
+    ]);
     expect((await sessionRow(1))?.connected).to.equal(false);
+    // Writing the same pair again changes nothing either.
+    expect((await store.writer.saveSessions([disconnect])).applied.size).to.equal(0);
+  });
+
+  it('never lets a copy last seen earlier overwrite a newer connection, however late its disconnect', async () => {
+    // Replica B: the agent reconnected there at 3000 and was last heard from at 6000.
+    await store.writer.saveAgents([agent(1, { lastSeen: 6000, connected: true, connectionChangedAt: 3000 })]);
+    // Replica A last heard from it at 2000; its sweep noticed the silence only at 9000.
+    const late = agent(1, { lastSeen: 2000, connected: false, connectionChangedAt: 9000 });
+    expect((await store.writer.saveSessions([late])).applied.size).to.equal(0);
+    expect((await sessionRow(1))?.connected).to.equal(true);
+    expect(((await sessionRow(1))?.connection_changed_at as Date).getTime()).to.equal(3000);
+  });
+
+  it('stamps every agent and session write with its transaction id and notifies at commit', async () => {
+    const listener = await db.client();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.channel));
+    await listener.query('LISTEN svc_agents_flushed');
+    const positions = async () => {
+      const [r] = await store.query<{ agent: string; session: string }>(
+        `SELECT a.change_xid::text AS agent, s.change_xid::text AS session
+         FROM agents a JOIN agent_session s USING (instance_uid) WHERE instance_uid = $1`,
+        [uidOf(1)],
+      );
+      return { agent: BigInt(r!.agent), session: BigInt(r!.session) };
+    };
+    try {
+      await store.writer.saveAgents([agent(1, { lastSeen: 1000 })]);
+      const inserted = await positions();
+      expect(inserted.session).to.equal(inserted.agent);
+      await store.writer.saveAgents([agent(1, { lastSeen: 2000 })]);
+      const updated = await positions();
+      expect(updated.agent > inserted.agent && updated.session === updated.agent).to.equal(true);
+      await store.writer.saveSessions([agent(1, { lastSeen: 3000 })]);
+      const refreshed = await positions();
+      expect(refreshed.session > updated.session && refreshed.agent === updated.agent).to.equal(true);
+      // A declined write stamps and notifies nothing.
+      await store.writer.saveAgents([agent(1, { lastSeen: 1500 })]);
+      expect(await positions()).to.deep.equal(refreshed);
+      await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen: 2000, at: 5000 }]);
+      expect((await positions()).agent > refreshed.session).to.equal(true);
+      await eventually(() => Promise.resolve(heard.length >= 4 && heard), 'the notifications');
+      await listener.query('SELECT 1');
+      expect(heard).to.deep.equal(Array.from({ length: 4 }, () => 'svc_agents_flushed'));
+    } finally {
+      await listener.end();
+    }
   });
 
   it('stores text PostgreSQL cannot hold (NUL, lone surrogates) in a replaced form instead of failing the batch', async () => {

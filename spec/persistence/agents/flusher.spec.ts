@@ -3,10 +3,13 @@ import { createEventBus } from '../../../src/events/bus.ts';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
 import { createFlusher, type Flusher } from '../../../src/persistence/agents/flusher.ts';
-import { createSessionLedger } from '../../../src/persistence/agents/sessionLedger.ts';
+import { createSessionLedger, type SessionLedger } from '../../../src/persistence/agents/sessionLedger.ts';
 import { createChangeTracker, flushWindowMs } from '../../../src/projections/changeTracker/changeTracker.ts';
-import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
-import { checkedIn, connected, evicted, uid } from '../../support/events.ts';
+import {
+  createRegistryProjection,
+  type RegistryProjection,
+} from '../../../src/projections/registry/registryProjection.ts';
+import { checkedIn, connected, disconnected, evicted, uid } from '../../support/events.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
 import { MemoryWriter } from './memoryWriter.ts';
 
@@ -17,20 +20,23 @@ describe('flusher (durability rules 7, 8, 16)', () => {
   let bus: ReturnType<typeof createEventBus>;
   let writer: MemoryWriter;
   let flusher: Flusher;
+  let ledger: SessionLedger;
+  let registry: RegistryProjection;
   let published: FleetEvent[];
 
   beforeEach(() => {
     clock = new VirtualClock(0);
     bus = createEventBus();
-    const registry = createRegistryProjection(bus.events$, () => undefined);
+    registry = createRegistryProjection(bus.events$, () => undefined);
     const tracker = createChangeTracker(bus.events$, { scheduler: clock.scheduler });
     writer = new MemoryWriter();
     published = [];
+    ledger = createSessionLedger(1000);
     flusher = createFlusher({
       windows$: tracker.windows$,
       registry,
       writer,
-      ledger: createSessionLedger(1000),
+      ledger,
       scheduler: clock.scheduler,
       logger: silentLogger(),
       retryMs: 5000,
@@ -120,5 +126,35 @@ describe('flusher (durability rules 7, 8, 16)', () => {
     await flusher.idle();
     expect(writer.saves).to.deep.equal([[uid(1)]]);
     expect(writer.deletes).to.deep.equal([]);
+  });
+
+  it('writes the session row of a disconnect whose save the guard declined, and nothing more', async () => {
+    join(1, 100);
+    closeWindow();
+    await flusher.idle();
+    // The last report was flushed; the socket drops: last_seen stays (rule 14), the save declines.
+    writer.declining.add(uid(1));
+    bus.publish(disconnected(uid(1), 6000));
+    closeWindow();
+    await flusher.idle();
+    expect(writer.saves).to.deep.equal([[uid(1)], [uid(1)]]);
+    expect(writer.sessions.map((batch) => batch.map((a) => [a.uid, a.lastSeen, a.connected]))).to.deep.equal([
+      [[uid(1), 100, false]],
+    ]);
+    // Recorded: the refresh pass has nothing left to write.
+    expect(ledger.isDue(registry.get(uid(1))!, 6000)).to.equal(false);
+  });
+
+  it('leaves a declined disconnect whose session write failed due for the refresh pass', async () => {
+    join(1, 100);
+    closeWindow();
+    await flusher.idle();
+    writer.declining.add(uid(1));
+    writer.failSessions = true;
+    bus.publish(disconnected(uid(1), 6000));
+    closeWindow();
+    await flusher.idle();
+    expect(writer.sessions).to.have.length(1);
+    expect(ledger.isDue(registry.get(uid(1))!, 6000)).to.equal(true);
   });
 });

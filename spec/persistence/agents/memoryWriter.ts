@@ -1,5 +1,6 @@
 // An in-memory AgentWriter collaborator for the flusher and session-refresh specs: records each
-// batch, can fail, and can hold a write open until the spec releases it.
+// batch, can fail, can decline saves as the agent row's guard does, and can hold a write open until
+// the spec releases it.
 
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import type { AgentWriter, BatchResult } from '../../../src/persistence/agents/agentWriter.ts';
@@ -10,6 +11,10 @@ export class MemoryWriter implements AgentWriter {
   readonly deletes: Eviction[][] = [];
   readonly sessions: AgentState[][] = [];
   failing = false;
+  /** Saves of these agents go through but change no row (the guard declines them). */
+  readonly declining = new Set<string>();
+  /** Session writes fail (saves do as `failing` says). */
+  failSessions = false;
   private gate: Promise<void> | undefined;
   private open: (() => void) | undefined;
 
@@ -23,17 +28,20 @@ export class MemoryWriter implements AgentWriter {
     this.gate = undefined;
   }
 
-  private async result(uids: string[]): Promise<BatchResult> {
+  private async result(uids: string[], declined: ReadonlySet<string> = new Set()): Promise<BatchResult> {
     await this.gate;
     if (this.failing)
       return { done: [], failed: uids, applied: new Set(), error: new Error('database down') };
-    return { done: uids, failed: [], applied: new Set(uids) };
+    return { done: uids, failed: [], applied: new Set(uids.filter((uid) => !declined.has(uid))) };
   }
 
   saveAgents(agents: readonly AgentState[]): Promise<BatchResult> {
     if (agents.length === 0) return Promise.resolve({ done: [], failed: [], applied: new Set() });
     this.saves.push(agents.map((a) => a.uid).sort());
-    return this.result(agents.map((a) => a.uid));
+    return this.result(
+      agents.map((a) => a.uid),
+      this.declining,
+    );
   }
 
   softDeleteAgents(evictions: readonly Eviction[]): Promise<BatchResult> {
@@ -44,7 +52,10 @@ export class MemoryWriter implements AgentWriter {
 
   saveSessions(agents: readonly AgentState[]): Promise<BatchResult> {
     this.sessions.push([...agents]);
-    return this.result(agents.map((a) => a.uid));
+    const uids = agents.map((a) => a.uid);
+    if (this.failSessions)
+      return Promise.resolve({ done: [], failed: uids, applied: new Set(), error: new Error('down') });
+    return this.result(uids);
   }
 
   purge(): Promise<number> {

@@ -48,11 +48,13 @@ describe('npm run migrate (rule 21)', function () {
       'SELECT name FROM atdatabases_migrations_applied ORDER BY index',
     );
     expect(applied.rows.map((r) => r.name)).to.deep.equal(migrations);
-    expect(migrations.slice(0, 4)).to.deep.equal([
+    expect(migrations.slice(0, 6)).to.deep.equal([
       '00001-agents.sql',
       '00002-agent-session.sql',
       '00003-agent-effective-config.sql',
       '00004-jobs.sql',
+      '00005-change-positions.sql',
+      '00006-session-connection-guard.sql',
     ]);
     const boss = await sql.query<{ version: number }>('SELECT version FROM pgboss.version');
     expect(boss.rows[0]?.version).to.be.a('number');

@@ -23,7 +23,7 @@ describe('/api error responses', () => {
     ['POST', '/api/agents', 'GET'],
     ['DELETE', '/api/agents/0190b2a4-0000-7000-8000-000000000001', 'GET'],
     ['PUT', '/api/status', 'GET'],
-    ['GET', '/api/jobs', 'POST'],
+    ['PUT', '/api/jobs', 'POST'],
   ];
   for (const [method, path, allowed] of wrongMethods) {
     it(`answers 405 JSON with Allow for ${method} ${path}`, async () => {

@@ -49,7 +49,7 @@ export async function get(url: string): Promise<{ status: number; headers: Heade
 }
 
 export const failingStore: AgentStoreReader = {
-  listAgents: () => Promise.reject(new Error('connection refused')),
+  listAgents: () => ({ ok: false, error: new Error('connection refused') }),
   getAgent: () => Promise.reject(new Error('connection refused')),
 };
 

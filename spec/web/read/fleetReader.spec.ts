@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createEventBus } from '../../../src/events/bus.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
-import type { AgentStoreReader } from '../../../src/persistence/agents/storeReader.ts';
+import type { AgentStoreReader, StoredList } from '../../../src/persistence/agents/storeReader.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import {
   createRegistryProjection,
@@ -12,18 +12,39 @@ import { createFleetReader, type ReadSurface } from '../../../src/web/read/fleet
 import { agent, uidOf } from '../../support/agentFixture.ts';
 import { connected, described } from '../../support/events.ts';
 
-/** An in-memory AgentStoreReader (a collaborator of the read path) that counts its reads. */
+/**
+ * An in-memory AgentStoreReader (a collaborator of the read path) that counts its reads. Like the
+ * store's mirror, it lists its agents in instance_uid order, each uid once.
+ */
 class MemoryStore implements AgentStoreReader {
   listCalls = 0;
+  /** Stored agents the list walks visited. */
+  visited = 0;
   getCalls: InstanceUid[] = [];
   failing = false;
   private readonly agents: AgentState[];
   constructor(agents: AgentState[]) {
-    this.agents = agents;
+    this.agents = [...new Map(agents.map((a) => [a.uid, a])).values()].sort((a, b) =>
+      a.uid < b.uid ? -1 : 1,
+    );
   }
-  listAgents(): Promise<AgentState[]> {
+  listAgents(): StoredList {
     this.listCalls++;
-    return this.failing ? Promise.reject(new Error('store down')) : Promise.resolve([...this.agents]);
+    if (this.failing) return { ok: false, error: new Error('store down') };
+    const ordered = this.agents;
+    return {
+      ok: true,
+      agents: {
+        size: ordered.length,
+        has: (uid) => ordered.some((a) => a.uid === uid),
+        forEachOrdered: (visit) => {
+          for (const agent of ordered) {
+            this.visited++;
+            if (visit(agent) === false) return;
+          }
+        },
+      },
+    };
   }
   getAgent(uid: InstanceUid): Promise<AgentState | undefined> {
     this.getCalls.push(uid);
@@ -118,12 +139,11 @@ describe('fleet reader', () => {
   });
 
   describe('with a store (SPEC durability rules 2-6)', () => {
-    // Store: 1 and 5 only there, 4 also local (stale copy with another env), 3 listed twice.
+    // Store: 1 and 5 only there, 4 also local (stale copy with another env).
     const stored = () => [
       agent({ n: 5, identifying: { 'service.name': 'remote-5', env: 'prod' }, over: { connected: false } }),
       agent({ n: 4, identifying: { 'service.name': 'stale-4', env: 'dev' } }),
       agent({ n: 1, identifying: { 'service.name': 'remote-1', env: 'dev' } }),
-      agent({ n: 3, identifying: { 'service.name': 'remote-3', env: 'dev' } }),
       agent({ n: 3, identifying: { 'service.name': 'remote-3', env: 'dev' } }),
     ];
 
@@ -135,6 +155,30 @@ describe('fleet reader', () => {
       expect(page.agents[3]?.description?.identifying['service.name']).to.equal('local-4');
       expect(page).to.include({ total: 6, partial: false });
       expect(store.listCalls).to.equal(1);
+    });
+
+    it('pages an unfiltered merged set without walking past the page, counting its total', async () => {
+      const many = [...stored(), ...Array.from({ length: 40 }, (_, i) => agent({ n: 100 + i }))];
+      const store = new MemoryStore(many);
+      const reader = createFleetReader({ registry, store });
+      const all = await reader.listAll(matchAll, 'api');
+      for (const [offset, limit] of [
+        [0, 2],
+        [1, 3],
+        [3, 2],
+        [40, 10],
+        [44, 5],
+        [50, 5],
+      ] as const) {
+        store.visited = 0;
+        const page = await reader.listPage(matchAll, { limit, offset }, 'api');
+        expect(uids(page.agents), `${offset}+${limit}`).to.deep.equal(
+          uids(all.agents.slice(offset, offset + limit)),
+        );
+        expect(page.total).to.equal(all.agents.length);
+        expect(store.visited, `${offset}+${limit}`).to.be.at.most(offset + limit);
+      }
+      expect(all.agents.length).to.equal(6 + 40);
     });
 
     it('filters the merged set (local values decide for overlapping agents) and then pages it', async () => {
@@ -168,6 +212,10 @@ describe('fleet reader', () => {
       const all = await reader.listAll(matchAll, 'ui');
       expect(all.partial).to.equal(true);
       expect(fallbacks).to.deep.equal(['api', 'ui']);
+      store.failing = false;
+      const again = await reader.listPage(matchAll, { limit: 10, offset: 0 }, 'api');
+      expect(again).to.include({ total: 6, partial: false });
+      expect(fallbacks).to.have.length(2);
     });
 
     it('never asks the store for an agent the registry holds', async () => {

@@ -45,7 +45,8 @@ export interface SessionColumns {
   readonly transport: string[];
   readonly descriptionReported: boolean[];
   readonly sequenceNum: string[];
-  readonly connectionChangedAt: (number | null)[];
+  /** Never null: with updated_at, the session row's guard (agentWriteSql.ts). */
+  readonly connectionChangedAt: number[];
   /** The agent's last_seen (rule 9), never the write time. */
   readonly updatedAt: number[];
 }
@@ -138,7 +139,7 @@ export function sessionColumns(agents: readonly AgentState[]): SessionColumns {
     c.transport.push(s.transport);
     c.descriptionReported.push(a.description !== null);
     c.sequenceNum.push(BigInt.asUintN(64, a.sequenceNum).toString());
-    c.connectionChangedAt.push(storedMs(a.connectionChangedAt));
+    c.connectionChangedAt.push(storedMs(a.connectionChangedAt) ?? a.lastSeen);
     c.updatedAt.push(a.lastSeen);
   }
   return c;

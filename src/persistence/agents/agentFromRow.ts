@@ -1,6 +1,6 @@
 // Stored rows → AgentState, the record the registry holds, so filters and views treat stored and
-// local agents alike. Rows arrive in array mode in the column order of readSql.ts. Pure: the clock
-// comes in as `now`.
+// local agents alike. Rows arrive in array mode in the column order of agentReadSql.ts. Pure: the
+// clock comes in as `now`.
 
 import type {
   AgentDescription,
@@ -14,7 +14,9 @@ import type {
 } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
 import { noStrings, type AgentState } from '../../projections/agent/agentState.ts';
+import { summaryWidth } from './agentReadSql.ts';
 import { nanosFromMs } from '../database/storedText.ts';
+import type { MirrorEntry } from './storeMirror.ts';
 
 /** Stored agents were not reached through a connection of this process. */
 const storedConnection = 0 as ConnectionId;
@@ -34,7 +36,34 @@ const strings = (v: unknown): readonly string[] => {
   return a === null || a.length === 0 ? noStrings : a;
 };
 
+/**
+ * Rule 10: until when the stored session counts as connected (its updated_at plus the disconnect
+ * threshold), or null when it says disconnected or there is none.
+ */
+export function connectedUntil(row: Row, disconnectAfterMs: number): number | null {
+  const sessionUpdatedAt = num(row[23]);
+  return row[15] === true && sessionUpdatedAt !== null ? sessionUpdatedAt + disconnectAfterMs : null;
+}
+
 export function agentFromListRow(row: Row, f: Freshness): AgentState {
+  const until = connectedUntil(row, f.disconnectAfterMs);
+  return summaryFromRow(row, until !== null && f.now <= until);
+}
+
+/** A row of the mirror's reads: `connected` as stored, judged against the clock when listed. */
+export function mirrorEntryFromRow(row: Row, disconnectAfterMs: number): MirrorEntry {
+  const until = connectedUntil(row, disconnectAfterMs);
+  return {
+    agent: summaryFromRow(row, until !== null),
+    connectedUntil: until ?? -Infinity,
+    evicted: row[mirrorEvictedColumn] === true,
+  };
+}
+
+/** Right after the summary columns (agentReadSql.ts mirrorColumns). */
+const mirrorEvictedColumn = summaryWidth;
+
+function summaryFromRow(row: Row, connected: boolean): AgentState {
   const uid = row[0] as InstanceUid;
   const lastSeen = num(row[2]) ?? 0;
   const sessionUpdatedAt = num(row[23]);
@@ -63,8 +92,6 @@ export function agentFromListRow(row: Row, f: Freshness): AgentState {
     remoteAddr: (row[16] as string | null) ?? '',
     tlsSubject: row[17] as string | null,
   };
-  const connected =
-    row[15] === true && sessionUpdatedAt !== null && f.now - sessionUpdatedAt <= f.disconnectAfterMs;
   return {
     uid,
     firstSeen: num(row[1]) ?? lastSeen,
@@ -89,7 +116,8 @@ export function agentFromListRow(row: Row, f: Freshness): AgentState {
   };
 }
 
-const detailOffset = 27;
+/** Right after the summary columns (agentReadSql.ts getAgentSql). */
+const detailOffset = summaryWidth;
 
 /** Component health as stored by agentColumns: nanosecond times as decimal strings. */
 export function componentsFromJson(value: unknown, depth = 0): Readonly<Record<string, ComponentHealth>> {

@@ -1,6 +1,6 @@
-// The read statements (SPEC durability rules 3-5, 10). Soft-deleted rows are excluded in SQL; the
-// list never loads effective configs, packages or component health (the summary does not show them).
-// Column order is the contract with agentFromRow.ts (rows are read in array mode for speed).
+// The read statements (SPEC durability rules 3-5, 10). The list mirror's reads never load effective
+// configs, packages or component health (the summary does not show them). Column order is the
+// contract with agentFromRow.ts (rows are read in array mode for speed).
 
 import type { Sql } from '../database/sql.ts';
 
@@ -15,14 +15,51 @@ const summaryColumns = `a.instance_uid, ${ms('a.first_seen')}, ${ms('a.last_seen
   ${ms('s.connection_changed_at')}, ${ms('s.updated_at')}, a.remote_config_hash, a.remote_config_status,
   a.remote_config_error`;
 
-/** Every live stored agent, in instance_uid order (the registry's order: the column is COLLATE "C"). */
+/** How many summary columns there are: what follows them starts at this index. */
+export const summaryWidth = 27;
+
+/** The last column of every mirror row: whether the agent is soft-deleted. */
+const mirrorColumns = `${summaryColumns}, a.evicted_at IS NOT NULL`;
+
+/**
+ * The mirror's watermark, read before the rows it covers: the oldest transaction still running.
+ * Every transaction below it has committed or aborted, so a later read already sees all it wrote;
+ * anything at or past it may still commit, and the next read (from this watermark on) will see it.
+ */
+export function watermarkSql(): Sql {
+  return { text: 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS watermark', values: [] };
+}
+
+/**
+ * The mirror's first read: every live stored agent (soft-deleted rows excluded in SQL), in
+ * instance_uid order, so the mirror's tree is filled from one end.
+ */
 export function listAgentsSql(): Sql {
   return {
-    text: `SELECT ${summaryColumns}
+    text: `SELECT ${mirrorColumns}
 FROM agents a LEFT JOIN agent_session s ON s.instance_uid = a.instance_uid
 WHERE a.evicted_at IS NULL
 ORDER BY a.instance_uid`,
     values: [],
+  };
+}
+
+/**
+ * The mirror's later reads: every agent whose row or session row a transaction at or past
+ * `watermark` wrote (the change_xid indexes find them), soft-deleted ones included so the mirror
+ * drops them.
+ */
+export function changedAgentsSql(watermark: string): Sql {
+  return {
+    text: `WITH changed AS (
+  SELECT instance_uid FROM agents WHERE change_xid >= $1::xid8
+  UNION
+  SELECT instance_uid FROM agent_session WHERE change_xid >= $1::xid8
+)
+SELECT ${mirrorColumns}
+FROM changed c JOIN agents a ON a.instance_uid = c.instance_uid
+LEFT JOIN agent_session s ON s.instance_uid = a.instance_uid`,
+    values: [watermark],
   };
 }
 

@@ -1,6 +1,8 @@
 // The write statements (SPEC durability rules 11-17), as pure functions returning { text, values }.
 // Every batch passes one array per column through UNNEST, so the text is the same for 1 or 100,000
-// agents. Times travel as Unix ms (float8) and become timestamptz here.
+// agents. Times travel as Unix ms (float8) and become timestamptz here. Every statement that writes
+// an agents or agent_session row stamps change_xid with its transaction id (the column default on
+// insert, `changeXid` on update): the list mirror reads rows by that position (agentReadSql.ts).
 
 import type { AgentColumns, ConfigColumns, SessionColumns } from './agentColumns.ts';
 import { arrayLiteral } from '../database/arrayLiteral.ts';
@@ -8,6 +10,12 @@ import type { Eviction } from '../../projections/changeTracker/changeTracker.ts'
 import type { Sql } from '../database/sql.ts';
 
 const ts = (expr: string) => `to_timestamp(${expr} / 1000.0)`;
+
+/** The change position every update stamps (migrations/00005-change-positions.sql). */
+export const changeXid = 'change_xid = pg_current_xact_id()';
+
+/** The channel each write transaction notifies at commit, so siblings' mirrors catch up at once. */
+export const agentsFlushedChannel = 'svc_agents_flushed';
 
 /**
  * Guarded upsert (rules 11, 13): a stored row changes only when its updated_at is older than the
@@ -42,7 +50,8 @@ ON CONFLICT (instance_uid) DO UPDATE SET
   reserved_attribute_conflicts = EXCLUDED.reserved_attribute_conflicts,
   compliance_updated_at = EXCLUDED.compliance_updated_at, packages = EXCLUDED.packages,
   remote_config_hash = EXCLUDED.remote_config_hash, remote_config_status = EXCLUDED.remote_config_status,
-  remote_config_error = EXCLUDED.remote_config_error, evicted_at = NULL, updated_at = EXCLUDED.updated_at
+  remote_config_error = EXCLUDED.remote_config_error, evicted_at = NULL, updated_at = EXCLUDED.updated_at,
+  ${changeXid}
 WHERE a.updated_at < EXCLUDED.updated_at
 RETURNING a.instance_uid`,
     values: [
@@ -71,9 +80,12 @@ RETURNING a.instance_uid`,
 }
 
 /**
- * Session upsert, for the agents whose row exists. Guarded by the agent's last_seen: a replica
- * holding an older copy of the agent never overwrites a fresher session written by a sibling; equal
- * times do apply, so a sweep-detected disconnect (which keeps last_seen, rule 14) reaches the row.
+ * Session upsert, for the agents whose row exists. Guarded by the pair (last_seen,
+ * connection_changed_at), compared in that order: a replica holding a copy of the agent last seen
+ * earlier never overwrites a session written by a sibling that heard from it later, whatever its
+ * connection times say (a sweep finds a disconnect up to the disconnect threshold late); for the
+ * same last_seen the later connection change wins, so a disconnect, which keeps last_seen (rule 14),
+ * reaches the row. Equal pairs say nothing new and change nothing.
  */
 export function upsertSessionsSql(c: SessionColumns, { agentsKnownToExist = false } = {}): Sql {
   // In the flush the agent rows were just written in the same transaction: no join needed.
@@ -91,8 +103,8 @@ ON CONFLICT (instance_uid) DO UPDATE SET
   connected = EXCLUDED.connected, remote_addr = EXCLUDED.remote_addr, tls_subject = EXCLUDED.tls_subject,
   via_gateway = EXCLUDED.via_gateway, transport = EXCLUDED.transport,
   description_reported = EXCLUDED.description_reported, sequence_num = EXCLUDED.sequence_num,
-  connection_changed_at = EXCLUDED.connection_changed_at, updated_at = EXCLUDED.updated_at
-WHERE s.updated_at <= EXCLUDED.updated_at
+  connection_changed_at = EXCLUDED.connection_changed_at, updated_at = EXCLUDED.updated_at, ${changeXid}
+WHERE (s.updated_at, s.connection_changed_at) < (EXCLUDED.updated_at, EXCLUDED.connection_changed_at)
 RETURNING s.instance_uid`,
     values: [
       c.uid,
@@ -145,7 +157,7 @@ ON CONFLICT (instance_uid, filename) DO UPDATE SET
  */
 export function softDeleteSql(evictions: readonly Eviction[]): Sql {
   return {
-    text: `UPDATE agents a SET evicted_at = ${ts('e.at')}
+    text: `UPDATE agents a SET evicted_at = ${ts('e.at')}, ${changeXid}
 FROM UNNEST($1::text[], $2::float8[], $3::float8[]) AS e(uid, last_seen, at)
 WHERE a.instance_uid = e.uid AND a.evicted_at IS NULL AND a.updated_at <= ${ts('e.last_seen')}
 RETURNING a.instance_uid`,

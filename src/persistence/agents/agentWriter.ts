@@ -1,13 +1,18 @@
 // The write side of the agent store: guarded saves, soft deletes, session refreshes, purge. Each
 // batch is split into chunks; each chunk is one transaction of a few UNNEST statements (never one
-// round trip per agent), bounded by the write timeout and retried (writeOp.ts).
+// round trip per agent), bounded by the write timeout and retried (writeOp.ts). A transaction that
+// changed rows notifies `agentsFlushedChannel`, delivered at its commit: the mirrors of sibling
+// replicas then catch up at once instead of on their next tick.
 
 import type pg from 'pg';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { Eviction } from '../../projections/changeTracker/changeTracker.ts';
+import type { Sql } from '../database/sql.ts';
 import { agentColumns, configColumns, sessionColumns } from './agentColumns.ts';
+import { notifySql } from '../database/notifications.ts';
 import { runWrite, type ObserveWrite, type WritePolicy } from '../database/writeOp.ts';
 import {
+  agentsFlushedChannel,
   deleteStaleConfigsSql,
   purgeSql,
   softDeleteSql,
@@ -49,6 +54,13 @@ export interface AgentWriterOptions {
 
 const uidsOf = (rows: readonly { instance_uid: string }[]) => rows.map((r) => r.instance_uid);
 
+/** Runs a statement returning changed uids and notifies the siblings when it changed any. */
+async function changedRows(client: pg.PoolClient, sql: Sql): Promise<Set<string>> {
+  const changed = new Set(uidsOf((await client.query<{ instance_uid: string }>(sql)).rows));
+  if (changed.size > 0) await client.query(notifySql(agentsFlushedChannel));
+  return changed;
+}
+
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -56,8 +68,7 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 async function saveChunk(client: pg.PoolClient, agents: readonly AgentState[]): Promise<Set<string>> {
-  const saved = await client.query<{ instance_uid: string }>(upsertAgentsSql(agentColumns(agents)));
-  const applied = new Set(uidsOf(saved.rows));
+  const applied = await changedRows(client, upsertAgentsSql(agentColumns(agents)));
   // SPEC durability rule 12: where the guarded upsert changed no row, nothing else is written.
   if (applied.size === 0) return applied;
   const changed = applied.size === agents.length ? agents : agents.filter((a) => applied.has(a.uid));
@@ -104,27 +115,12 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
       batched(agents, (chunk) => runWrite(pool, 'save_agent', policy, observe, (c) => saveChunk(c, chunk))),
     softDeleteAgents: (evictions) =>
       batched(evictions, (chunk) =>
-        runWrite(
-          pool,
-          'soft_delete_agent',
-          policy,
-          observe,
-          async (c) => new Set(uidsOf((await c.query<{ instance_uid: string }>(softDeleteSql(chunk))).rows)),
-        ),
+        runWrite(pool, 'soft_delete_agent', policy, observe, (c) => changedRows(c, softDeleteSql(chunk))),
       ),
     saveSessions: (agents) =>
       batched(agents, (chunk) =>
-        runWrite(
-          pool,
-          'save_session',
-          policy,
-          observe,
-          async (c) =>
-            new Set(
-              uidsOf(
-                (await c.query<{ instance_uid: string }>(upsertSessionsSql(sessionColumns(chunk)))).rows,
-              ),
-            ),
+        runWrite(pool, 'save_session', policy, observe, (c) =>
+          changedRows(c, upsertSessionsSql(sessionColumns(chunk))),
         ),
       ),
     purge: async (nowMs, retentionMs) => (await pool.query(purgeSql(nowMs, retentionMs))).rowCount ?? 0,

@@ -3,6 +3,12 @@
 // carries what the soft delete needs (the registry forgets evicted agents), so the flusher reads
 // this one stream. Soft deletes that went through are published as AgentsSoftDeleted.
 //
+// A save the agent row's guard declines writes nothing else (rule 12). When the agent's session row
+// is due all the same (sessionLedger.ts), typically a disconnect, which keeps last_seen (rule 14),
+// the flush writes that session row in a session write of its own, under the session row's guard,
+// so siblings see the disconnect one flush later instead of when the row ages past the threshold.
+// Only session rows actually written are recorded in the ledger; the refresh pass retries the rest.
+//
 // Contract: never two flushes at once. Marks that arrive during a flush wait for it and are then
 // flushed at once. A failed or timed-out write keeps its agents marked; they are retried after
 // `retryMs`, or sooner with the next window, coalesced with newer changes. stop() waits for the
@@ -79,11 +85,15 @@ export function createFlusher(deps: FlusherDeps): Flusher {
     }
     const saved = await writer.saveAgents(saves);
     const byUid = new Map(saves.map((a) => [a.uid as string, a]));
+    const sessionsDue: AgentState[] = [];
     for (const uid of saved.done) {
       const agent = byUid.get(uid);
-      if (agent !== undefined) ledger.record(agent);
       evictions.delete(uid as InstanceUid);
+      if (agent === undefined) continue;
+      if (saved.applied.has(uid)) ledger.record(agent);
+      else if (ledger.isDue(agent, scheduler.now())) sessionsDue.push(agent);
     }
+    if (sessionsDue.length > 0) await writeSessions(sessionsDue, byUid);
     const deleted = await writer.softDeleteAgents(deletes);
     const sent = new Map<string, Eviction>(deletes.map((e) => [e.uid, e]));
     for (const uid of deleted.done) {
@@ -106,6 +116,20 @@ export function createFlusher(deps: FlusherDeps): Flusher {
         'flush failed; agents stay marked for retry',
       );
     }
+  }
+
+  /** Session rows of agents whose save the guard declined; a failure is left to the refresh pass. */
+  async function writeSessions(agents: AgentState[], byUid: ReadonlyMap<string, AgentState>): Promise<void> {
+    const written = await writer.saveSessions(agents);
+    for (const uid of written.done) {
+      const agent = byUid.get(uid);
+      if (agent !== undefined) ledger.record(agent);
+    }
+    if (written.failed.length > 0)
+      logger.warn(
+        { err: written.error, agents: written.failed.length },
+        'session write failed; the refresh pass retries it',
+      );
   }
 
   const subscription: Subscription = deps.windows$.subscribe((window) => {

@@ -1,6 +1,7 @@
-// What this replica last wrote to each agent's session row, so the refresh pass (rule 9) rewrites
-// only rows that are due: none written yet, or aged to the keepalive interval with something newer
-// to say (a later last_seen or a changed connection state). Pure data and functions.
+// What this replica last wrote to each agent's session row, so the refresh pass (rule 9) and the
+// flush rewrite only rows that are due: none written yet, a connection state the row does not
+// carry yet (at once: siblings must see a disconnect within a flush, not when the row ages), or
+// aged to the keepalive interval with a later last_seen. Pure data and functions.
 
 import type { AgentState } from '../../projections/agent/agentState.ts';
 
@@ -31,9 +32,8 @@ export function isSessionDue(
   now: number,
   keepalive: number,
 ): boolean {
-  if (mark === undefined) return true;
-  if (now - mark.updatedAt < keepalive) return false;
-  return agent.lastSeen > mark.updatedAt || agent.connected !== mark.connected;
+  if (mark === undefined || agent.connected !== mark.connected) return true;
+  return now - mark.updatedAt >= keepalive && agent.lastSeen > mark.updatedAt;
 }
 
 export function createSessionLedger(keepalive: number): SessionLedger {

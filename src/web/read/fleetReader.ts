@@ -2,22 +2,26 @@
 // store is injected (persistence on) it is merged in per SPEC durability rules 2-6:
 // - rule 2: a registry hit never touches the store;
 // - rule 3: a single read that misses the registry asks the store once;
-// - rule 4: a list merges one store list read, the local entry winning on overlap, and is then
-//   filtered and paged as one set in instance_uid order;
-// - rule 5: the store contract already leaves soft-deleted agents out (storeReader.ts);
-// - a failed list read degrades to the registry alone with `partial: true` and onStoreFallback.
-// Cost: an unfiltered page without a store walks the ordered index for offset + limit entries; any
-// other list is one linear pass over the registry calling the compiled filter (a callback loop, no
-// iterator chain: at 100,000 agents the generators cost more than the matching).
+// - rule 4: a list merges the stored agents (the store's in-memory mirror, already in instance_uid
+//   order), the local entry winning on overlap, and is then filtered and paged as one set;
+// - rule 5: the store contract already leaves soft-deleted agents out (storeReader.ts), and the
+//   agents this replica has evicted since;
+// - a store that cannot serve a list degrades it to the registry alone with `partial: true` and
+//   onStoreFallback.
+// Cost: an unfiltered page walks the ordered registry (and mirror) for offset + limit entries and
+// counts the merged total from their sizes; any other list is one linear pass over the registry,
+// and one over the mirror, calling the compiled filter (callback loops, no iterator chain: at
+// 100,000 agents the generators cost more than the matching). Nothing is sorted and no record is
+// copied.
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { AgentStoreReader } from '../../persistence/agents/storeReader.ts';
+import type { AgentStoreReader, StoredAgents } from '../../persistence/agents/storeReader.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { Page } from '../query/page.ts';
 import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
-import { mergeByUid } from './mergeByUid.ts';
+import { forEachMerged } from './forEachMerged.ts';
 
 export type ReadSurface = 'api' | 'ui';
 
@@ -55,20 +59,17 @@ export interface FleetReader {
 export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   const { registry, store } = deps;
 
-  /** Stored agents the registry does not hold that pass the filter, sorted by uid; or the failure. */
-  async function storeOnly(filter: FleetFilter, surface: ReadSurface): Promise<AgentState[] | undefined> {
-    if (store === undefined) return [];
-    let stored: AgentState[];
-    try {
-      stored = await store.listAgents();
-    } catch (error) {
-      deps.logger?.warn({ err: error, surface }, 'agent store list failed; serving the local registry only');
-      deps.onStoreFallback?.(surface, error);
-      return undefined;
-    }
-    return stored
-      .filter((a) => registry.get(a.uid) === undefined && filter.matches(a))
-      .sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+  /**
+   * The stored agents of one list, or undefined when the store cannot serve it: the list is then the
+   * registry's alone and `partial`, and the fallback is reported.
+   */
+  function storedFor(surface: ReadSurface): StoredAgents | undefined {
+    const stored = store?.listAgents();
+    if (stored === undefined || stored.ok) return stored?.agents;
+    // The store logs when it stops and starts serving; one line per request would add nothing.
+    deps.logger?.debug({ err: stored.error, surface }, 'fleet list without the store');
+    deps.onStoreFallback?.(surface, stored.error);
+    return undefined;
   }
 
   /**
@@ -99,6 +100,22 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
     return out;
   }
 
+  /** The merged set of one list, in instance_uid order (forEachMerged.ts). */
+  function forEachListed(
+    filter: FleetFilter,
+    stored: StoredAgents,
+    visit: (agent: AgentState) => boolean | void,
+  ): void {
+    const local = new Array<AgentState>(registry.size);
+    const accepts = new Uint8Array(registry.size);
+    const test = localTest(filter);
+    registry.forEachOrdered((agent, i) => {
+      local[i] = agent;
+      accepts[i] = test(agent, i) ? 1 : 0;
+    });
+    forEachMerged(local, accepts, stored, filter.empty ? undefined : (agent) => filter.matches(agent), visit);
+  }
+
   function localPage(filter: FleetFilter, page: Page): FleetPage {
     const agents: AgentState[] = [];
     let total = 0;
@@ -119,24 +136,40 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
     return { agents, total, partial: false };
   }
 
-  async function listPage(filter: FleetFilter, page: Page, surface: ReadSurface): Promise<FleetPage> {
-    if (store === undefined) return localPage(filter, page);
-    const extras = await storeOnly(filter, surface);
+  function listPage(filter: FleetFilter, page: Page, surface: ReadSurface): Promise<FleetPage> {
+    const stored = storedFor(surface);
+    if (stored === undefined)
+      return Promise.resolve({ ...localPage(filter, page), partial: store !== undefined });
     const agents: AgentState[] = [];
     let total = 0;
     const end = page.offset + page.limit;
-    for (const agent of mergeByUid(localMatches(filter), extras ?? [])) {
+    if (filter.empty) {
+      // Every agent counts: the total is the registry plus the stored agents it does not hold, and
+      // the walk stops at the end of the page instead of passing over every stored agent.
+      let overlap = 0;
+      registry.forEachOrdered((agent) => {
+        if (stored.has(agent.uid)) overlap++;
+      });
+      forEachListed(filter, stored, (agent) => {
+        if (total >= page.offset) agents.push(agent);
+        return ++total < end;
+      });
+      return Promise.resolve({ agents, total: registry.size + stored.size - overlap, partial: false });
+    }
+    forEachListed(filter, stored, (agent) => {
       if (total >= page.offset && total < end) agents.push(agent);
       total++;
-    }
-    return { agents, total, partial: extras === undefined };
+    });
+    return Promise.resolve({ agents, total, partial: false });
   }
 
-  async function listAll(filter: FleetFilter, surface: ReadSurface): Promise<FleetSet> {
-    const local = localMatches(filter);
-    if (store === undefined) return { agents: local, partial: false };
-    const extras = await storeOnly(filter, surface);
-    return { agents: [...mergeByUid(local, extras ?? [])], partial: extras === undefined };
+  function listAll(filter: FleetFilter, surface: ReadSurface): Promise<FleetSet> {
+    const stored = storedFor(surface);
+    if (stored === undefined)
+      return Promise.resolve({ agents: localMatches(filter), partial: store !== undefined });
+    const agents: AgentState[] = [];
+    forEachListed(filter, stored, (agent) => void agents.push(agent));
+    return Promise.resolve({ agents, partial: false });
   }
 
   async function getAgent(uid: InstanceUid): Promise<AgentState | undefined> {
