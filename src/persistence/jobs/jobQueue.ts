@@ -1,7 +1,7 @@
-// The job queue (SPEC durability rules 17, 22): pg-boss on the write pool. Its only job is the
-// purge of soft-deleted agents: scheduled hourly (pg-boss's own locking makes each hourly run happen
-// once across replicas) and sent once at startup by every replica (harmless: a second purge finds
-// nothing to delete). The runs are what the job-queue UI shows.
+// The job queue (SPEC durability rules 17, 22): pg-boss on the write pool. It runs the purge of
+// soft-deleted agents, scheduled hourly (pg-boss's own locking makes each hourly run happen once
+// across replicas) and sent once at startup by every replica (harmless: a second purge finds nothing
+// to delete), and the steps of jobs that act (jobStepper.ts). Both show in the job-queue UI.
 
 import { PgBoss } from 'pg-boss';
 import type pg from 'pg';
@@ -23,6 +23,10 @@ export function createBoss(
     migrate: options.migrate,
     supervise: options.run,
     schedule: options.run,
+    // A replica that dies mid-step leaves its step active: expiry (checked on these passes) hands it
+    // to another replica within seconds, not the default minute (docs/jobs.md "Across replicas").
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
   });
   // pg-boss reports background failures (for example during a database outage) as events.
   boss.on('error', (error) => logger.warn({ err: error }, 'job queue error'));
