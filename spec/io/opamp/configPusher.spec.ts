@@ -6,6 +6,7 @@ import { createFleetCore, type FleetCore } from '../../../src/fleetCore.ts';
 import { decodeServerToAgent, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
 import { createConnection, type OpampConnection } from '../../../src/io/opamp/connection.ts';
 import { instanceUidBytes } from '../../../src/io/opamp/instanceUid.ts';
+import { joined } from '../../../src/io/opamp/reply.ts';
 import { description } from '../../support/agentClient.ts';
 import { configChanged, revision } from '../../support/configs.ts';
 import { uid } from '../../support/events.ts';
@@ -37,8 +38,8 @@ describe('config pusher (virtual time)', () => {
   /** An agent over its own WebSocket (or one relayed on `via`), registered with a full report. */
   function join(n: number, env: string, via?: OpampConnection, caps = capabilities): OpampConnection {
     const connection = via ?? createConnection('ws', `127.0.0.1:${n}`, null);
-    connection.send = (bytes) => {
-      const reply = decodeServerToAgent(bytes);
+    connection.send = (head, tail) => {
+      const reply = decodeServerToAgent(joined({ head, tail }));
       const key = hexOf(reply.instanceUid);
       pushed.set(key, [
         ...(pushed.get(key) ?? []),

@@ -18,8 +18,8 @@ export interface OpampConnection {
   readonly agents: Set<InstanceUid>;
   /** The session object shared by every agent on this connection. */
   session(): Session;
-  /** Sends a ServerToAgent unasked (a push); WebSockets only, set by their transport. */
-  send?: (message: Uint8Array) => void;
+  /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
+  send?: (message: Uint8Array, tail?: Uint8Array) => void;
 }
 
 let nextId = 1;

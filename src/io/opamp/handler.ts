@@ -27,7 +27,7 @@ import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
 import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
 import { toInstanceUid } from './instanceUid.ts';
-import { encodeReply, ReportFullState, replyFields, serverCapabilities } from './reply.ts';
+import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
 
@@ -35,7 +35,8 @@ const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
 
 export type HandleResult =
-  | { readonly ok: true; readonly reply: Uint8Array }
+  /** `reply`, then `tail` when present: the remote config field shared by many replies (reply.ts). */
+  | { readonly ok: true; readonly reply: Uint8Array; readonly tail?: Uint8Array | undefined }
   /**
    * A bad request. On WebSocket a decodable message with a bad id is answered with `reply` (a
    * ServerErrorResponse of type BadRequest); undecodable bytes have no reply and are skipped (as
@@ -100,17 +101,17 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   }
 
   /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
-  function withCapabilities(
-    connection: OpampConnection,
-    fields: ServerToAgentFields,
-    intent?: ReplyIntent,
-  ): Uint8Array {
+  function withCapabilities(connection: OpampConnection, fields: ServerToAgentFields): ServerToAgentFields {
     if (connection.transport === 'http' || !connection.replied) {
       fields.capabilities = serverCapabilities;
       fields.customCapabilities = { capabilities: [...gatewayCapabilities] };
     }
     connection.replied = true;
-    return intent === undefined ? encodeServerToAgent(fields) : encodeReply(fields, intent);
+    return fields;
+  }
+
+  function compose(connection: OpampConnection, uidBytes: Uint8Array, intent: ReplyIntent): WireReply {
+    return encodeReply(withCapabilities(connection, replyFields(uidBytes, intent)), intent);
   }
 
   function handleGatewayConnect(
@@ -131,19 +132,23 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         firstOnConnection: firstOnConnection && answer.accepted,
       },
     });
-    const reply = withCapabilities(connection, {
-      instanceUid: new Uint8Array(),
-      customMessage: { capability: answer.capability, type: 'connectResult', data: answer.data },
-    });
+    const reply = encodeServerToAgent(
+      withCapabilities(connection, {
+        instanceUid: new Uint8Array(),
+        customMessage: { capability: answer.capability, type: 'connectResult', data: answer.data },
+      }),
+    );
     return { ok: true, reply };
   }
 
   function assignInstanceUid(connection: OpampConnection, uidBytes: Uint8Array, at: number): HandleResult {
-    const reply = withCapabilities(connection, {
-      instanceUid: uidBytes,
-      agentIdentification: { newInstanceUid: uuidv7Bytes(at) },
-      flags: ReportFullState,
-    });
+    const reply = encodeServerToAgent(
+      withCapabilities(connection, {
+        instanceUid: uidBytes,
+        agentIdentification: { newInstanceUid: uuidv7Bytes(at) },
+        flags: ReportFullState,
+      }),
+    );
     return { ok: true, reply };
   }
 
@@ -206,8 +211,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         online.set(uid, { connection, uidBytes });
       }
     }
-    const intent = decision.reply;
-    return { ok: true, reply: withCapabilities(connection, replyFields(uidBytes, intent), intent) };
+    const { head, tail } = compose(connection, uidBytes, decision.reply);
+    return { ok: true, reply: head, tail };
   }
 
   function closed(connection: OpampConnection): void {
@@ -241,8 +246,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       return false;
     }
     for (const event of decision.events) bus.publish(event);
-    const intent = decision.reply;
-    target.connection.send(withCapabilities(target.connection, replyFields(target.uidBytes, intent), intent));
+    const { head, tail } = compose(target.connection, target.uidBytes, decision.reply);
+    target.connection.send(head, tail);
     return true;
   }
 

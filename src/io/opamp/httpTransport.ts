@@ -88,14 +88,17 @@ export function createHttpTransport(
       return;
     }
     const headers: Record<string, string> = { 'Content-Type': protobufContentType };
-    let reply: Uint8Array = result.reply;
+    let { reply, tail } = result;
     if (acceptsGzip(req.headers['accept-encoding'])) {
-      reply = gzipSync(reply);
+      reply = gzipSync(tail === undefined ? reply : Buffer.concat([reply, tail]));
+      tail = undefined;
       headers['Content-Encoding'] = 'gzip';
     }
-    headers['Content-Length'] = String(reply.length);
+    headers['Content-Length'] = String(reply.length + (tail?.length ?? 0));
     res.writeHead(200, headers);
-    res.end(reply);
+    // The shared remote config field is written as it is, not copied into one buffer per agent.
+    if (tail !== undefined) res.write(reply);
+    res.end(tail ?? reply);
   }
 
   return { serve };

@@ -19,13 +19,30 @@ export function replyFields(uidBytes: Uint8Array, intent: ReplyIntent): ServerTo
   return fields;
 }
 
-/** The encoded reply: the fields, then the remote config (encoded once per desired config). */
-export function encodeReply(fields: ServerToAgentFields, intent: ReplyIntent): Uint8Array {
+/**
+ * A reply on the wire in two parts: the agent's own fields, then the remote config field shared by
+ * every agent with the same desired config (encoded once). Transports send the two one after the
+ * other (a WebSocket message in two frames, an HTTP body in two writes), so a large config pushed to
+ * a fleet is never copied per agent.
+ */
+export interface WireReply {
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array | undefined;
+}
+
+export function encodeReply(fields: ServerToAgentFields, intent: ReplyIntent): WireReply {
   const head = encodeServerToAgent(fields);
-  if (intent.remoteConfig === undefined) return head;
-  const tail = remoteConfigField(intent.remoteConfig);
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
+  return {
+    head,
+    tail: intent.remoteConfig === undefined ? undefined : remoteConfigField(intent.remoteConfig),
+  };
+}
+
+/** The reply as one buffer (tools and specs that decode it). */
+export function joined(reply: WireReply): Uint8Array {
+  if (reply.tail === undefined) return reply.head;
+  const out = new Uint8Array(reply.head.length + reply.tail.length);
+  out.set(reply.head);
+  out.set(reply.tail, reply.head.length);
   return out;
 }

@@ -21,6 +21,21 @@ export interface WsTransport {
   closeAll(code: number, reason: string): void;
 }
 
+/**
+ * One ServerToAgent message. With a tail (the remote config field shared by many replies) it goes as
+ * two frames of one message, so the shared bytes are never copied per agent (RFC 6455 fragmentation,
+ * which every WebSocket peer reassembles).
+ */
+function sendReply(ws: WebSocket, message: Uint8Array, tail: Uint8Array | undefined): void {
+  if (ws.readyState !== ws.OPEN) return;
+  if (tail === undefined) {
+    ws.send(frame(message));
+    return;
+  }
+  ws.send(frame(message), { binary: true, fin: false });
+  ws.send(tail, { binary: true, fin: true });
+}
+
 function toBytes(data: RawData): Uint8Array {
   if (Array.isArray(data)) return Buffer.concat(data);
   return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
@@ -51,9 +66,7 @@ export function createWsTransport(
   function serve(ws: WebSocket, req: IncomingMessage): void {
     const peer = peerOf(req);
     const connection = createConnection('ws', peer.remoteAddr, peer.tlsSubject);
-    connection.send = (message) => {
-      if (ws.readyState === ws.OPEN) ws.send(frame(message));
-    };
+    connection.send = (message, tail) => sendReply(ws, message, tail);
     sockets.add(ws);
     options.onConnection?.(ws, connection);
     idle?.track(ws);
@@ -74,7 +87,7 @@ export function createWsTransport(
         return;
       }
       const result = handler.handle(connection, unframed.payload);
-      if (result.reply !== null && ws.readyState === ws.OPEN) ws.send(frame(result.reply));
+      if (result.reply !== null) sendReply(ws, result.reply, result.ok ? result.tail : undefined);
     });
     ws.on('error', (error: Error & { code?: string }) => {
       // 'close' follows; errors such as an oversize frame are reported through the close code.
