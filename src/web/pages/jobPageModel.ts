@@ -1,0 +1,186 @@
+// The job page's live part as template locals: header (status, stage), the buttons the caller may
+// use, the gate that paused the job, its targets as one bar and (rollouts) a bar per stage, its
+// settings and times, a page of its targets and its events. Pure: the route fetches, this shapes.
+
+import type { InstanceUid } from '../../events/ids.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { Job, JobEvent, JobTarget, StageStateCount } from '../../persistence/jobs/jobStore.ts';
+import { targetStates } from '../../persistence/jobs/jobStore.ts';
+import { displayName } from '../views/agentView.ts';
+import { jobView } from '../views/jobView.ts';
+import { agentHref } from './fleetModel.ts';
+import { shortId } from './format.ts';
+import { actionLabel, isLive, jobBadge, jobHref, targetBadge, targetStateLabels } from './jobLabels.ts';
+import { jobSubject, stageText } from './jobModel.ts';
+import { jobQueryString, targetPageSize, type JobQuery } from './jobQuery.ts';
+import { jobSettings } from './jobSettings.ts';
+import { progressBar } from './progressBar.ts';
+import { rolloutStages } from './stageProgress.ts';
+
+export interface JobFacts {
+  readonly job: Job;
+  readonly targets: readonly JobTarget[];
+  readonly events: readonly JobEvent[];
+  readonly byStage: readonly StageStateCount[];
+}
+
+/** The buttons: label, what the server is asked, and a prompt for the moves that end something. */
+const buttons = {
+  arm: { label: 'Arm', kind: 'primary', prompt: '' },
+  resume: { label: 'Resume', kind: 'primary', prompt: '' },
+  pause: { label: 'Pause', kind: 'secondary', prompt: '' },
+  cancel: {
+    label: 'Cancel job',
+    kind: 'danger',
+    prompt: 'Cancel this job? Nothing more is sent to its targets. Why (kept in its events)?',
+  },
+  rollback: {
+    label: 'Roll back',
+    kind: 'danger',
+    prompt: 'Roll back? Every target reached returns to the revision it had. Why (kept in its events)?',
+  },
+} as const;
+
+function actionsLocals(job: Job, query: JobQuery, writable: boolean) {
+  const allowed = jobView(job).allowed_actions as (keyof typeof buttons)[];
+  const base = `${jobHref(job.id)}/`;
+  const keep = jobQueryString(query);
+  const url = (command: string, extra = '') =>
+    `${base}${command}${keep}${extra === '' ? '' : `${keep === '' ? '?' : '&'}${extra}`}`;
+  const list = allowed.flatMap((command) => {
+    const b = buttons[command];
+    const one = { command, label: b.label, kind: b.kind, prompt: b.prompt, url: url(command), title: '' };
+    if (command !== 'arm') return [one];
+    return [
+      { ...one, title: 'Act on the targets the filter matches now' },
+      {
+        ...one,
+        label: 'Arm live',
+        kind: 'secondary',
+        url: url(command, 'target_mode=live'),
+        title: 'Agents that start matching the filter later join the job while it runs',
+      },
+    ];
+  });
+  return { writable, allowed, buttons: writable ? list : [] };
+}
+
+const gateWords: Readonly<Record<string, string>> = {
+  max_failed: 'failed',
+  max_unhealthy: 'turned unhealthy',
+  max_disconnected: 'disconnected',
+};
+
+function gateLocals(job: Job, nameOf: (uid: string) => string | undefined) {
+  const gate = job.gate;
+  if (gate === null || gate === undefined) return undefined;
+  return {
+    ...gate,
+    what: gateWords[gate.gate] ?? 'tripped it',
+    agents: gate.agents.map((uid) => ({ uid, href: agentHref(uid), name: nameOf(uid) ?? shortId(uid) })),
+  };
+}
+
+function targetRows(targets: readonly JobTarget[], nameOf: (uid: string) => string | undefined) {
+  return targets.map((t) => ({
+    ...t,
+    href: agentHref(t.instance_uid),
+    name: nameOf(t.instance_uid) ?? '',
+    shortId: shortId(t.instance_uid),
+    badge: targetBadge(t.state),
+  }));
+}
+
+function tiles(job: Job, query: JobQuery) {
+  const counts = job.target_counts ?? {};
+  const total = targetStates.reduce((n, s) => n + (counts[s] ?? 0), 0);
+  const href = (state: (typeof targetStates)[number] | undefined) =>
+    `${jobHref(job.id)}${jobQueryString(query, { state, offset: 0 })}#targets`;
+  return {
+    total,
+    list: [
+      { state: 'all', label: 'All', value: total, href: href(undefined), active: query.state === undefined },
+      ...targetStates
+        .filter((s) => (counts[s] ?? 0) > 0 || query.state === s)
+        .map((s) => ({
+          state: s,
+          label: targetStateLabels[s],
+          value: counts[s] ?? 0,
+          href: href(s),
+          active: query.state === s,
+        })),
+    ],
+  };
+}
+
+function pager(job: Job, query: JobQuery, shown: number, total: number) {
+  const { offset } = query;
+  const at = (o: number) => `${jobHref(job.id)}${jobQueryString(query, { offset: o })}#targets`;
+  return {
+    from: shown === 0 ? 0 : offset + 1,
+    to: offset + shown,
+    total,
+    prevHref: offset > 0 ? at(Math.max(0, offset - targetPageSize)) : '',
+    nextHref: offset + targetPageSize < total ? at(offset + targetPageSize) : '',
+  };
+}
+
+const times = (job: Job) =>
+  [
+    ['Created', job.created_at],
+    ['Armed', job.armed_at],
+    ['Dispatch at', job.dispatch_at],
+    ['Started', job.started_at],
+    ['Paused', job.paused_at],
+    ['Finished', job.finished_at],
+    ['Cancelled', job.cancelled_at],
+  ]
+    .filter(([, at]) => at !== null && at !== undefined)
+    .map(([term, at]) => ({ term: term!, at: at! }));
+
+export function jobPageLocals(
+  facts: JobFacts,
+  query: JobQuery,
+  context: { now: number; writable: boolean; nameOf: (uid: string) => string | undefined },
+) {
+  const { job } = facts;
+  const settings = jobSettings(job);
+  const live = isLive(job.status);
+  const counts = job.target_counts ?? {};
+  const stateTotal = tiles(job, query);
+  const shownTotal = query.state === undefined ? stateTotal.total : (counts[query.state] ?? 0);
+  return {
+    now: context.now,
+    job,
+    title: `${actionLabel(job.action)} ${shortId(job.id)}`,
+    action: actionLabel(job.action),
+    subject: jobSubject(job),
+    badge: jobBadge(job.status),
+    stage: stageText(job, settings.stages?.length),
+    live,
+    pollUrl: live ? `/partials${jobHref(job.id)}${jobQueryString(query)}` : '',
+    apiHref: `/api${jobHref(job.id)}`,
+    filterHref: job.filter === '' ? '/' : `/?${job.filter}`,
+    actions: actionsLocals(job, query, context.writable),
+    gate: gateLocals(job, context.nameOf),
+    overall: progressBar(counts),
+    stages:
+      settings.stages === undefined ? [] : rolloutStages(settings.stages, job.stage ?? 0, facts.byStage),
+    settings,
+    times: times(job),
+    tiles: stateTotal.list,
+    stateLabel: query.state === undefined ? '' : targetStateLabels[query.state],
+    targets: targetRows(facts.targets, context.nameOf),
+    pager: pager(job, query, facts.targets.length, shownTotal),
+    queryError: query.error,
+    events: [...facts.events].reverse(),
+  };
+}
+
+/** A display name for the agents this replica holds; others are shown by their id. */
+export const nameFrom =
+  (get: (uid: InstanceUid) => AgentState | undefined) =>
+  (uid: string): string | undefined => {
+    const agent = get(uid as InstanceUid);
+    return agent === undefined ? undefined : displayName(agent);
+  };
