@@ -193,6 +193,29 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
     });
   });
 
+  describe("the agent page's Jobs section", () => {
+    it('lists the jobs that touched the agent with its state in each, linking to them', async () => {
+      const { json } = await service.api('GET', `/api/jobs/${running}?state=succeeded`);
+      const uid = (json.targets as { instance_uid: string }[])[0]!.instance_uid;
+      const res = await page(service, `/agents/${uid}`);
+      expect(res.status).to.equal(200);
+      const section = res.body.slice(res.body.indexOf('id="agent-jobs"'));
+      expect(jobLinks(section)).to.deep.equal([running, succeeded]);
+      expect(section).to.include('<span class="badge job-running">Running</span>');
+      expect(section).to.include('<span class="badge tgt-succeeded">Succeeded</span>');
+      const fragment = await page(service, `/partials/agents/${uid}`);
+      expect(jobLinks(fragment.body.slice(fragment.body.indexOf('id="agent-jobs"')))).to.have.length(2);
+    });
+
+    it('shows the agent pending in a rollout that has not reached it yet', async () => {
+      const { json } = await service.api('GET', `/api/jobs/${running}?state=pending`);
+      const uid = (json.targets as { instance_uid: string }[])[0]!.instance_uid;
+      const section = (await page(service, `/agents/${uid}`)).body.split('id="agent-jobs"')[1] ?? '';
+      expect(jobLinks(section)).to.deep.equal([running, succeeded]);
+      expect(section).to.include('<span class="badge tgt-pending">Pending</span>');
+    });
+  });
+
   it("sends the UI's Content-Security-Policy and references nothing external or inline on every jobs page", async () => {
     for (const path of [
       '/jobs',
@@ -284,5 +307,11 @@ describe('jobs pages without persistence (database.host unset)', () => {
       expect(res.status, path).to.equal(503);
       expect(text(await res.text()), path).to.include('Jobs need a database');
     }
+  });
+
+  it('leaves the Jobs section out of the agent page', async () => {
+    const res = await get(`${app.urls.ui}/agents/${agent.uid}`);
+    expect(res.status).to.equal(200);
+    expect(res.body).not.to.include('agent-jobs');
   });
 });
