@@ -2,7 +2,8 @@
 // - theme toggle: auto -> light -> dark -> auto, stored in localStorage;
 // - filter form: selects submit on change, empty fields are not sent;
 // - matcher input: key and value completion from /api/attributes and /api/attributes/values;
-// - job buttons: a refused write still shows the server's answer, which says why.
+// - job buttons: a refused write still shows the server's answer, which says why, and a notice goes
+//   once the job has moved on.
 (function () {
   'use strict';
 
@@ -159,10 +160,23 @@
     });
   }
 
+  // A job button's notice names the job status it was written for; once polling shows the job in
+  // another status, the notice no longer describes the page and goes.
+  function setupNoticeExpiry() {
+    document.body.addEventListener('htmx:afterSwap', function () {
+      var notice = document.querySelector('#job-notice[data-job-status]');
+      var live = document.querySelector('#job-live[data-job-status]');
+      if (!notice || !live || notice.dataset.jobStatus === live.dataset.jobStatus) return;
+      notice.removeAttribute('data-job-status');
+      notice.replaceChildren();
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     setupThemeToggle();
     setupFilterForm();
     setupMatcherCompletion();
     setupWriteAnswers();
+    setupNoticeExpiry();
   });
 })();

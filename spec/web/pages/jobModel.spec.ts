@@ -59,4 +59,14 @@ describe('job rows and progress bars', () => {
     expect(jobRow(job({ filter: '' })).subject).to.equal('every agent');
     expect(jobRow(job({ action: 'reboot' })).action).to.equal('reboot');
   });
+
+  it('says under a job’s bar what it holds, or why it is empty', () => {
+    expect(jobRow(job({ target_counts: { succeeded: 1, cancelled: 5 } })).barNote).to.equal(
+      '1 succeeded, 5 cancelled',
+    );
+    expect(jobRow(job({ status: 'planned', target_counts: {} })).barNote).to.equal(
+      'targets are found when armed',
+    );
+    expect(jobRow(job({ status: 'cancelled', target_counts: {} })).barNote).to.equal('no targets');
+  });
 });

@@ -11,11 +11,13 @@ import { startApp } from '../../support/startApp.ts';
 import { connectAgent, get, isExternal, referencedUrls, type TestAgent } from './pagesHarness.ts';
 import { adminToken, arm, page, startJobsService, text, type JobsService } from './jobsHarness.ts';
 
-/** The text of each stage row of the job page: name, then what its bar holds. */
+/** Each stage row of the job page: reached or ahead, its name, and what its bar holds. */
 const stageRows = (html: string) =>
-  [...html.matchAll(/<li class="stage-row (reached|ahead)">(.*?)<\/li>/g)].map(
-    ([, kind, row]) => `${kind}: ${text((row ?? '').replace(/<svg.*?<\/svg>/g, ' | '))}`,
-  );
+  [...html.matchAll(/<li class="stage-row (reached|ahead)">(.*?)<\/li>/g)].map(([, kind, row]) => {
+    const part = (name: string) =>
+      text(new RegExp(`<span class="${name}">(.*?)</span>(?=<s)`).exec(row ?? '')?.[1] ?? '');
+    return `${kind}: ${part('stage-name')} | ${part('stage-count')}`;
+  });
 const jobLinks = (html: string) =>
   [...html.matchAll(/<a class="agent-name" href="\/jobs\/([^"]+)">/g)].map((m) => m[1]);
 
@@ -65,8 +67,8 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
       expect(res.body).to.include('<span class="subject">edge #2</span>');
       expect(res.body).to.include('aria-label="6 succeeded"');
       expect(res.body).to.include('aria-label="1 succeeded, 5 pending"');
-      expect(res.body).to.include('6 of 6 done');
-      expect(res.body).to.include('no targets yet');
+      expect(res.body).to.include('<div class="faint small">6 succeeded</div>');
+      expect(res.body).to.include('<div class="faint small">targets are found when armed</div>');
       expect(res.body).to.include('<a class="icon-button" href="/jobs-ui/"');
     });
 
@@ -97,7 +99,7 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
         '<h1>Config rollout</h1><span class="badge job-running">Running</span><span class="sub">Stage 1 of 2</span>',
       );
       expect(res.body).to.include(
-        `<section id="job-live" hx-get="/partials/jobs/${running}" hx-trigger="every 300ms" hx-swap="outerHTML">`,
+        `<section id="job-live" data-job-status="running" hx-get="/partials/jobs/${running}" hx-trigger="every 300ms" hx-swap="outerHTML">`,
       );
       expect(stageRows(res.body)).to.deep.equal([
         'reached: Stage 1 · 1 target | 1 succeeded',
@@ -147,7 +149,7 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
     it('serves the fragment the page embeds', async () => {
       const fragment = await page(service, `/partials/jobs/${running}`);
       expect(fragment.status).to.equal(200);
-      expect(fragment.body).to.match(/^<section id="job-live" hx-get=/);
+      expect(fragment.body).to.match(/^<section id="job-live" data-job-status="running" hx-get=/);
       expect(fragment.body).to.include('Stage 1 of 2');
     });
   });
@@ -158,7 +160,7 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
       expect(res.body).to.include(
         '<span class="badge job-succeeded">Succeeded</span><span class="sub">Stage 3 of 3</span>',
       );
-      expect(res.body).to.include('<section id="job-live">');
+      expect(res.body).to.include('<section id="job-live" data-job-status="succeeded">');
       expect(res.body).not.to.include('hx-trigger');
       expect(stageRows(res.body)).to.deep.equal([
         'reached: Stage 1 · 1 target | 1 succeeded',
@@ -177,7 +179,7 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
       );
       expect(settings).to.include('Reconnect timeout 1m 30s');
       expect(settings).to.include('Backoff cap 50% of the targets');
-      expect(text(res.body)).to.include('No targets yet: they are found when the job is armed.');
+      expect(text(res.body)).to.include('No targets Targets are found when the job is armed.');
       expect(res.body).not.to.include('hx-trigger');
     });
 

@@ -23,6 +23,8 @@ const buttons = (html: string) =>
   ].map((m) => `${m[2]} ${m[1]!.replace(/^\/jobs\/[^/]+\//, '')}`);
 const notice = (answer: PageAnswer) =>
   text(/<div id="job-notice" hx-swap-oob="true"[^>]*>(.*?)<\/div>$/s.exec(answer.body)?.[1] ?? '');
+const noticeStatus = (answer: PageAnswer) =>
+  /<div id="job-notice" hx-swap-oob="true" data-job-status="(\w+)"/.exec(answer.body)?.[1];
 
 describe('job page buttons (POST /jobs/{id}/{command})', function () {
   this.timeout(90_000);
@@ -89,9 +91,10 @@ describe('job page buttons (POST /jobs/{id}/{command})', function () {
       const paused = await press(service, `/jobs/${rollout}/pause`, adminToken);
       expect(paused.status).to.equal(200);
       expect(paused.headers.get('content-security-policy')).to.include("default-src 'self'");
-      expect(paused.body).to.match(/^<section id="job-live" hx-get=/);
+      expect(paused.body).to.match(/^<section id="job-live" data-job-status="paused" hx-get=/);
       expect(paused.body).to.include('<span class="badge job-paused">Paused</span>');
       expect(notice(paused)).to.equal('Paused by operator');
+      expect(noticeStatus(paused), 'the status the notice was written for').to.equal('paused');
       expect(buttons(paused.body)).to.deep.equal([
         'Resume resume',
         'Cancel job cancel',
@@ -176,7 +179,7 @@ describe('job page buttons (POST /jobs/{id}/{command})', function () {
       expect(armed.status).to.equal(200);
       expect(notice(armed)).to.equal('Armed by operator');
       expect(armed.body).to.match(
-        /^<section id="job-live" hx-get="\/partials\/jobs\/[^"]+" hx-trigger="every 300ms"/,
+        /^<section id="job-live" data-job-status="armed" hx-get="\/partials\/jobs\/[^"]+" hx-trigger="every 300ms"/,
       );
       expect((await service.api('GET', `/api/jobs/${job}`)).json).to.include({ target_mode: 'live' });
       await service.until(job, 'succeeded');

@@ -56,8 +56,10 @@ export function mountJobCommands(router: Router, deps: PagesDeps): void {
     const writable = mayWrite(ctx, deps.allowUnauthenticatedWrites);
     const locals = await jobLocals(deps, deps.jobs!, id, query, writable);
     if (locals === undefined) return sendJobMissing(ctx, deps, true);
+    // The notice names the status it was written for (app.js drops it once the job moves on).
+    const shown = { ...notice, status: locals.job.status };
     const html =
-      deps.render('partials/job', locals) + deps.render('partials/jobNotice', { notice, oob: true });
+      deps.render('partials/job', locals) + deps.render('partials/jobNotice', { notice: shown, oob: true });
     sendHtml(ctx, status, html);
   }
 

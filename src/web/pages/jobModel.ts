@@ -39,6 +39,7 @@ export function stageText(job: Job, stageCount: number | undefined): string {
 }
 
 export function jobRow(job: Job) {
+  const bar = progressBar(job.target_counts ?? {});
   return {
     id: job.id,
     shortId: shortId(job.id),
@@ -46,7 +47,10 @@ export function jobRow(job: Job) {
     action: actionLabel(job.action),
     subject: jobSubject(job),
     badge: jobBadge(job.status),
-    bar: progressBar(job.target_counts ?? {}),
+    bar,
+    /** Under the bar: its counts, or why it is empty. */
+    barNote:
+      bar.total > 0 ? bar.summary : job.status === 'planned' ? 'targets are found when armed' : 'no targets',
     createdAt: job.created_at,
     movedAt: lastMoveAt(job),
     submittedBy: job.submitted_by,

@@ -138,6 +138,14 @@ const times = (job: Job) =>
     .filter(([, at]) => at !== null && at !== undefined)
     .map(([term, at]) => ({ term: term!, at: at! }));
 
+/** Why a job has no targets. */
+const noTargetsText = (job: Job): string =>
+  job.status === 'planned'
+    ? 'Targets are found when the job is armed.'
+    : job.armed_at === null
+      ? 'The job was cancelled before it was armed.'
+      : 'Its filter matched no agent when it was armed.';
+
 export function jobPageLocals(
   facts: JobFacts,
   query: JobQuery,
@@ -164,6 +172,7 @@ export function jobPageLocals(
     actions: actionsLocals(job, query, context.writable),
     gate: gateLocals(job, context.nameOf),
     overall: progressBar(counts),
+    noTargets: noTargetsText(job),
     stages:
       settings.stages === undefined ? [] : rolloutStages(settings.stages, job.stage ?? 0, facts.byStage),
     settings,
