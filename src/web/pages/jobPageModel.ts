@@ -1,5 +1,5 @@
 // The job page's live part as template locals: header (status, stage), the buttons the caller may
-// use, the gate that paused the job, its targets as one bar and (rollouts) a bar per stage, its
+// use (jobButtons.ts), the gate that paused the job, its targets as one bar and (rollouts) a bar per stage, its
 // settings and times, a page of its targets and its events. Pure: the route fetches, this shapes.
 
 import type { InstanceUid } from '../../events/ids.ts';
@@ -7,8 +7,8 @@ import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { Job, JobEvent, JobTarget, StageStateCount } from '../../persistence/jobs/jobStore.ts';
 import { targetStates } from '../../persistence/jobs/jobStore.ts';
 import { displayName } from '../views/agentView.ts';
-import { jobView } from '../views/jobView.ts';
 import { agentHref } from './fleetModel.ts';
+import { jobButtons } from './jobButtons.ts';
 import { shortId } from './format.ts';
 import { actionLabel, isLive, jobBadge, jobHref, targetBadge, targetStateLabels } from './jobLabels.ts';
 import { jobSubject, stageText } from './jobModel.ts';
@@ -22,47 +22,6 @@ export interface JobFacts {
   readonly targets: readonly JobTarget[];
   readonly events: readonly JobEvent[];
   readonly byStage: readonly StageStateCount[];
-}
-
-/** The buttons: label, what the server is asked, and a prompt for the moves that end something. */
-const buttons = {
-  arm: { label: 'Arm', kind: 'primary', prompt: '' },
-  resume: { label: 'Resume', kind: 'primary', prompt: '' },
-  pause: { label: 'Pause', kind: 'secondary', prompt: '' },
-  cancel: {
-    label: 'Cancel job',
-    kind: 'danger',
-    prompt: 'Cancel this job? Nothing more is sent to its targets. Why (kept in its events)?',
-  },
-  rollback: {
-    label: 'Roll back',
-    kind: 'danger',
-    prompt: 'Roll back? Every target reached returns to the revision it had. Why (kept in its events)?',
-  },
-} as const;
-
-function actionsLocals(job: Job, query: JobQuery, writable: boolean) {
-  const allowed = jobView(job).allowed_actions as (keyof typeof buttons)[];
-  const base = `${jobHref(job.id)}/`;
-  const keep = jobQueryString(query);
-  const url = (command: string, extra = '') =>
-    `${base}${command}${keep}${extra === '' ? '' : `${keep === '' ? '?' : '&'}${extra}`}`;
-  const list = allowed.flatMap((command) => {
-    const b = buttons[command];
-    const one = { command, label: b.label, kind: b.kind, prompt: b.prompt, url: url(command), title: '' };
-    if (command !== 'arm') return [one];
-    return [
-      { ...one, title: 'Act on the targets the filter matches now' },
-      {
-        ...one,
-        label: 'Arm live',
-        kind: 'secondary',
-        url: url(command, 'target_mode=live'),
-        title: 'Agents that start matching the filter later join the job while it runs',
-      },
-    ];
-  });
-  return { writable, allowed, buttons: writable ? list : [] };
 }
 
 const gateWords: Readonly<Record<string, string>> = {
@@ -169,7 +128,7 @@ export function jobPageLocals(
     pollUrl: live ? `/partials${jobHref(job.id)}${jobQueryString(query)}` : '',
     apiHref: `/api${jobHref(job.id)}`,
     filterHref: job.filter === '' ? '/' : `/?${job.filter}`,
-    actions: actionsLocals(job, query, context.writable),
+    actions: jobButtons(job, query, context.writable),
     gate: gateLocals(job, context.nameOf),
     overall: progressBar(counts),
     noTargets: noTargetsText(job),
