@@ -114,3 +114,13 @@ export function authorizeWrite(ctx: Context, allowUnauthenticated: boolean): Wri
       'writes need authentication: present an API token (auth.api_tokens) or a client certificate (ui_tls.client_ca_file), or set auth.allow_unauthenticated_writes: true',
   };
 }
+
+/**
+ * Would a write by this caller pass? For pages that offer write controls (the job page's buttons)
+ * only to those who may use them: an admin identity, or an anonymous caller when
+ * auth.allow_unauthenticated_writes is true. A viewer may read but never write.
+ */
+export function mayWrite(ctx: Context, allowUnauthenticated: boolean): boolean {
+  const identity = (ctx.state as AuthState).identity;
+  return identity === undefined ? allowUnauthenticated : identity.role === 'admin';
+}

@@ -42,6 +42,10 @@ export function createUiApp(deps: UiDeps): Koa {
     pollIntervalMs: deps.pollIntervalMs ?? 5000,
     configs: deps.api.configs,
     desired: deps.api.desired,
+    jobs: deps.api.jobs,
+    resolveTargets: deps.api.resolveTargets,
+    allowUnauthenticatedWrites: deps.api.allowUnauthenticatedWrites,
+    jobsUi: deps.jobsUi !== undefined,
   });
   app.use(pages.routes());
   app.use(pages.allowedMethods());

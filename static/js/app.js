@@ -1,7 +1,9 @@
 // Small progressive enhancements; every page works without them.
 // - theme toggle: auto -> light -> dark -> auto, stored in localStorage;
 // - filter form: selects submit on change, empty fields are not sent;
-// - matcher input: key and value completion from /api/attributes and /api/attributes/values.
+// - matcher input: key and value completion from /api/attributes and /api/attributes/values;
+// - job buttons: a refused write still shows the server's answer, which says why, and a notice goes
+//   once the job has moved on.
 (function () {
   'use strict';
 
@@ -126,9 +128,55 @@
     input.addEventListener('focus', complete);
   }
 
+  function showRefusal(notice, status, text) {
+    var banner = document.createElement('div');
+    banner.className = 'banner error';
+    banner.setAttribute('role', 'alert');
+    var title = document.createElement('strong');
+    title.textContent = 'Refused (' + status + ')';
+    var reason = document.createElement('span');
+    reason.textContent = text.trim() || 'the server refused this action';
+    banner.append(title, reason);
+    notice.replaceChildren(banner);
+  }
+
+  // htmx swaps only 2xx answers. A job button's refusal (403, 409, ...) is the job's fragment with a
+  // notice saying why: swap it too. A refusal that is not HTML (the authentication layer answers in
+  // plain text) goes into the notice area named by data-write-notice.
+  function setupWriteAnswers() {
+    document.body.addEventListener('htmx:beforeSwap', function (event) {
+      var detail = event.detail;
+      var elt = detail.requestConfig && detail.requestConfig.elt;
+      var owner = elt && elt.closest ? elt.closest('[data-write-notice]') : null;
+      if (!owner || detail.xhr.status < 400) return;
+      detail.isError = false;
+      if ((detail.xhr.getResponseHeader('Content-Type') || '').indexOf('text/html') === 0) {
+        detail.shouldSwap = true;
+        return;
+      }
+      detail.shouldSwap = false;
+      var notice = document.querySelector(owner.getAttribute('data-write-notice'));
+      if (notice) showRefusal(notice, detail.xhr.status, detail.xhr.responseText || '');
+    });
+  }
+
+  // A job button's notice names the job status it was written for; once polling shows the job in
+  // another status, the notice no longer describes the page and goes.
+  function setupNoticeExpiry() {
+    document.body.addEventListener('htmx:afterSwap', function () {
+      var notice = document.querySelector('#job-notice[data-job-status]');
+      var live = document.querySelector('#job-live[data-job-status]');
+      if (!notice || !live || notice.dataset.jobStatus === live.dataset.jobStatus) return;
+      notice.removeAttribute('data-job-status');
+      notice.replaceChildren();
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     setupThemeToggle();
     setupFilterForm();
     setupMatcherCompletion();
+    setupWriteAnswers();
+    setupNoticeExpiry();
   });
 })();

@@ -37,6 +37,9 @@ describe('web UI security and self-containment', () => {
       '/partials/configs',
       '/configs/unknown',
       '/partials/configs/unknown/agents',
+      '/jobs',
+      '/partials/jobs',
+      '/jobs/00000000-0000-4000-8000-000000000000',
     ];
   });
 

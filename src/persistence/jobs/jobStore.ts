@@ -4,6 +4,7 @@
 import type { JobCommand, JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import type { TargetCandidate } from '../../projections/jobs/resolveTargets.ts';
 import type { TrippedGate } from '../../projections/jobs/rolloutPlan.ts';
+import type { StageStateCount } from './targetsByStage.ts';
 
 export type TargetMode = 'snapshot' | 'live';
 export type TargetState =
@@ -79,7 +80,7 @@ export interface JobEvent {
   readonly details: unknown;
 }
 
-export type { TargetCandidate };
+export type { StageStateCount, TargetCandidate };
 
 export interface ArmRequest {
   readonly actor: string;
@@ -100,6 +101,8 @@ export interface JobControl {
   get(id: string): Promise<Job | undefined>;
   targets(id: string, page: { limit: number; offset: number }, state?: TargetState): Promise<JobTarget[]>;
   events(id: string): Promise<JobEvent[]>;
+  /** The job's targets counted by the stage they were released in and their state. */
+  targetsByStage(id: string): Promise<StageStateCount[]>;
   /** The jobs that touched an agent, newest first, with the agent's target record. */
   jobsOfAgent(uid: string): Promise<{ job: Job; target: JobTarget }[]>;
   /** Active rollout jobs of a config (at most one may run at a time). */

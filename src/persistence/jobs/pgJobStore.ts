@@ -31,6 +31,7 @@ import {
   type JobChanges,
 } from './jobSql.ts';
 import type { ActOutcome, Job, JobControl, JobStore, NewJob } from './jobStore.ts';
+import { stageStateCountFromRow, targetsByStageSql } from './targetsByStage.ts';
 
 export function insertJobSql(job: Job): Sql {
   return {
@@ -119,6 +120,7 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
     targets: async (id, page, state) =>
       (await rowsOf(pool, targetsSql(id, page.limit, page.offset, state))).map((row) => targetFromRow(row)),
     events: async (id) => (await rowsOf(pool, eventsSql(id))).map(eventFromRow),
+    targetsByStage: async (id) => (await rowsOf(pool, targetsByStageSql(id))).map(stageStateCountFromRow),
     jobsOfAgent: async (uid) =>
       (await rowsOf(pool, jobsOfAgentSql(uid))).map((row) => ({
         job: jobFromRow(row),

@@ -1,5 +1,6 @@
 // GET /agents/{id} and GET /partials/agents/{id}: the agent detail page and its fragment (no
-// auto-poll; a refresh control reloads the fragment). SPEC UI rule 4: a miss is a 404 whose body is
+// auto-poll; a refresh control reloads the fragment), with the jobs that touched the agent when
+// persistence is on. SPEC UI rule 4: a miss is a 404 whose body is
 // identical for an unknown agent, an id that cannot be an instance UID, and a store error (which is
 // logged, never shown).
 
@@ -9,6 +10,7 @@ import { parseInstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import { agentDetail, type RemoteConfigView } from '../views/agentView.ts';
+import { agentJobRows, type AgentJobRow } from './agentJobs.ts';
 import { agentStatus, statusLabels } from './agentStatus.ts';
 import { configBadge, configHref } from './configStateLabels.ts';
 import { agentHref } from './fleetModel.ts';
@@ -59,6 +61,23 @@ function detailLocals(agent: AgentState, desired: DesiredConfig | undefined, now
   };
 }
 
+/**
+ * The jobs that touched the agent; undefined without persistence (the section is omitted). A store
+ * that cannot answer leaves the section saying so, not the page failing.
+ */
+async function jobsLocals(
+  deps: PagesDeps,
+  uid: string,
+): Promise<{ rows: AgentJobRow[]; unavailable: boolean } | undefined> {
+  if (deps.jobs === undefined) return undefined;
+  try {
+    return { rows: agentJobRows(await deps.jobs.jobsOfAgent(uid)), unavailable: false };
+  } catch (error) {
+    deps.logger.error({ err: error, instance_uid: uid }, 'jobs of an agent could not be read');
+    return { rows: [], unavailable: true };
+  }
+}
+
 /** The agent, or undefined for every kind of miss; store errors are logged here and nowhere shown. */
 async function findAgent(deps: PagesDeps, id: string): Promise<AgentState | undefined> {
   const uid = parseInstanceUid(id);
@@ -90,12 +109,15 @@ export function mountAgentPage(router: Router, deps: PagesDeps): void {
     const agent = await findAgent(deps, ctx.params.id ?? '');
     if (agent === undefined) return sendNotFound(ctx, deps, false);
     const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now());
-    sendHtml(ctx, 200, deps.render('agent', { title: locals.agent.display_name, nav: 'fleet', ...locals }));
+    const jobs = await jobsLocals(deps, agent.uid);
+    const title = locals.agent.display_name;
+    sendHtml(ctx, 200, deps.render('agent', { title, nav: 'fleet', ...locals, jobs }));
   });
   router.get('/partials/agents/:id', async (ctx) => {
     const agent = await findAgent(deps, ctx.params.id ?? '');
     if (agent === undefined) return sendNotFound(ctx, deps, true);
     const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now());
-    sendHtml(ctx, 200, deps.render('partials/agent', locals));
+    const jobs = await jobsLocals(deps, agent.uid);
+    sendHtml(ctx, 200, deps.render('partials/agent', { ...locals, jobs }));
   });
 }

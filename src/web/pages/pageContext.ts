@@ -3,10 +3,12 @@
 import type { Context } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
+import type { JobControl } from '../../persistence/jobs/jobStore.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
+import type { JobCommands } from '../write/jobCommands.ts';
 import type { Renderer } from './render.ts';
 
 export interface PagesDeps {
@@ -23,6 +25,14 @@ export interface PagesDeps {
   readonly configs: ConfigCatalog;
   /** Each agent's desired remote config (config states on every page). */
   readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
+  /** Jobs (jobs pages, the agent's Jobs section); absent when persistence is off. */
+  readonly jobs?: JobControl | undefined;
+  /** The job page's buttons; absent when persistence is off. */
+  readonly jobCommands?: JobCommands | undefined;
+  /** auth.allow_unauthenticated_writes: whether an anonymous caller is offered the buttons. */
+  readonly allowUnauthenticatedWrites: boolean;
+  /** pg-boss's dashboard (`/jobs-ui/`), when mounted. */
+  readonly jobsUiHref?: string | undefined;
 }
 
 /**

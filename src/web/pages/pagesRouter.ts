@@ -1,18 +1,25 @@
-// The web UI (SPEC "UI listener: web UI"): fleet, agent detail, configs and status pages with their polled
-// fragments, and the embedded static assets. Mounted on the UI app after the JSON API router, so
-// /api/* keeps precedence (UI rule 6). Templates and assets are loaded once, here, at startup.
+// The web UI (SPEC "UI listener: web UI"): fleet, agent detail, configs, jobs and status pages
+// with their polled fragments, the job page's buttons, and the embedded static assets. Mounted on
+// the UI app after the JSON API router, so /api/* keeps precedence (UI rule 6). Templates and assets
+// are loaded once, here, at startup.
 
 import Router from '@koa/router';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
+import type { JobControl } from '../../persistence/jobs/jobStore.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
+import type { JobTargetResolver } from '../read/jobTargets.ts';
+import { createJobCommands } from '../write/jobCommands.ts';
 import { mountAgentPage } from './agentPage.ts';
 import { mountConfigPage } from './configPage.ts';
 import { mountConfigsPage } from './configsPage.ts';
 import { mountFleetPage } from './fleetPage.ts';
+import { mountJobCommands } from './jobCommandRoutes.ts';
+import { mountJobPage } from './jobPage.ts';
+import { mountJobsPage } from './jobsPage.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { createRenderer } from './render.ts';
 import { loadStaticAssets, mountStaticAssets } from './staticAssets.ts';
@@ -29,11 +36,26 @@ export interface PagesOptions {
   readonly pollIntervalMs: number;
   readonly configs: ConfigCatalog;
   readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
+  /** Jobs and what arming needs; absent when persistence is off. */
+  readonly jobs?: JobControl | undefined;
+  readonly resolveTargets?: JobTargetResolver | undefined;
+  readonly allowUnauthenticatedWrites: boolean;
+  /** Whether pg-boss's dashboard is mounted at /jobs-ui (persistence on). */
+  readonly jobsUi: boolean;
 }
 
 export function createPagesRouter(options: PagesOptions): Router {
   const render = createRenderer({ pollIntervalMs: options.pollIntervalMs });
-  const deps: PagesDeps = { ...options, render };
+  const { jobs, resolveTargets } = options;
+  const deps: PagesDeps = {
+    ...options,
+    render,
+    jobCommands:
+      jobs === undefined || resolveTargets === undefined
+        ? undefined
+        : createJobCommands({ jobs, configs: options.configs, resolveTargets, now: options.now }),
+    jobsUiHref: options.jobsUi ? '/jobs-ui/' : undefined,
+  };
   const router = new Router();
   // Runs only for matched UI routes: an unexpected error becomes a logged 500 page, not a stack trace.
   router.use(async (ctx, next) => {
@@ -49,6 +71,9 @@ export function createPagesRouter(options: PagesOptions): Router {
   mountAgentPage(router, deps);
   mountConfigsPage(router, deps);
   mountConfigPage(router, deps);
+  mountJobsPage(router, deps);
+  mountJobPage(router, deps);
+  mountJobCommands(router, deps);
   mountStatusPage(router, deps);
   return router;
 }
