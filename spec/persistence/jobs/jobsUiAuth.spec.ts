@@ -46,9 +46,15 @@ describe('job-queue UI behind the UI listener authentication (rule 22)', functio
     expect((await get(unmapped)).status).to.equal(403);
   });
 
-  it('serves the dashboard to a mapped identity', async () => {
+  it('serves the dashboard to a mapped identity, with the purge runs and the job steps', async () => {
     const page = await get(viewer);
     expect(page.status).to.equal(200);
     expect(page.text).to.match(/<html/i);
+    const queues = await httpsRequest(`${app.urls.ui}/jobs-ui/queues`, {
+      ca: pki.ca.cert,
+      cert: viewer.cert,
+      key: viewer.key,
+    });
+    expect(queues.text).to.include('purge-soft-deleted-agents').and.include('job-steps');
   });
 });
