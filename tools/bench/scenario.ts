@@ -6,7 +6,7 @@ import type { ServerProcess } from './support/serverProcess.ts';
 export interface BenchContext {
   /** A short smoke run: small counts, one run, no goals judged. */
   readonly quick: boolean;
-  /** Runs per measurement (medians are reported). */
+  /** Runs per measurement: every scenario repeats each measurement this often and reports medians. */
   readonly runs: number;
   /** A scratch directory, removed after the whole run. */
   readonly dir: string;
@@ -24,6 +24,11 @@ export interface ResultRow {
 
 export interface ScenarioResult {
   readonly rows: readonly ResultRow[];
+  /**
+   * How the figures were obtained, rendered beside the table: load, sizes, durations, how many runs
+   * each figure is the median of (or that something is measured once, and why).
+   */
+  readonly conditions?: readonly string[];
   /** Goal lines with a verdict, e.g. "RSS per agent ≤ 16 KiB: met (9.8 KiB)". */
   readonly goals?: readonly string[];
   readonly notes?: readonly string[];
