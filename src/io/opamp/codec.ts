@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import type Long from 'long';
+import { readAgentToServer } from './agentToServerReader.ts';
 
 const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
 const root = protobuf.loadSync(protoFile);
@@ -12,8 +13,11 @@ const AgentToServerType = root.lookupType('opamp.proto.v1.AgentToServer');
 const ServerToAgentType = root.lookupType('opamp.proto.v1.ServerToAgent');
 
 type Maybe<T> = T | null | undefined;
-/** protobufjs gives Long for 64-bit fields (number only if Long is missing, which it is not here). */
-export type Wire64 = Long | number;
+/**
+ * A 64-bit field: protobufjs gives Long (number only if Long is missing, which it is not here); the
+ * fast path (agentToServerReader.ts) gives bigint.
+ */
+export type Wire64 = Long | number | bigint;
 
 export interface WireAnyValue {
   stringValue?: Maybe<string>;
@@ -87,9 +91,12 @@ export interface ServerToAgentFields {
   customMessage?: { capability: string; type: string; data: Uint8Array };
 }
 
-/** Throws on bytes that are not an AgentToServer (the handler turns that into an error reply). */
+/**
+ * Throws on bytes that are not an AgentToServer (the handler turns that into an error reply). The
+ * fast path decodes what the service reads; protobufjs decodes the rest and decides on malformed input.
+ */
 export function decodeAgentToServer(bytes: Uint8Array): WireAgentToServer {
-  return AgentToServerType.decode(bytes) as unknown as WireAgentToServer;
+  return readAgentToServer(bytes) ?? (AgentToServerType.decode(bytes) as unknown as WireAgentToServer);
 }
 
 export function encodeServerToAgent(fields: ServerToAgentFields): Uint8Array {
@@ -111,6 +118,7 @@ export function decodeServerToAgent(bytes: Uint8Array): ServerToAgentFields & Re
 /** Exact unsigned 64-bit value of a decoded field. */
 export function toBigUint(value: Wire64 | null | undefined): bigint {
   if (value === null || value === undefined) return 0n;
+  if (typeof value === 'bigint') return value;
   if (typeof value === 'number') return BigInt(value);
   return (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
 }
