@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import type Long from 'long';
 import { readAgentToServer } from './agentToServerReader.ts';
+import { writeServerToAgent } from './serverToAgentWriter.ts';
 
 const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
 const root = protobuf.loadSync(protoFile);
@@ -99,8 +100,9 @@ export function decodeAgentToServer(bytes: Uint8Array): WireAgentToServer {
   return readAgentToServer(bytes) ?? (AgentToServerType.decode(bytes) as unknown as WireAgentToServer);
 }
 
+/** The reply's bytes: the fast path writes the usual replies, protobufjs everything else. */
 export function encodeServerToAgent(fields: ServerToAgentFields): Uint8Array {
-  return ServerToAgentType.encode(ServerToAgentType.create(fields)).finish();
+  return writeServerToAgent(fields) ?? ServerToAgentType.encode(ServerToAgentType.create(fields)).finish();
 }
 
 /** For tools and specs that play the agent's part. */

@@ -159,7 +159,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       session: connection.session(),
       requiredAttributes: deps.requiredAttributes,
     });
-    for (const event of decision.events) bus.publish(event);
+    const { events } = decision;
+    for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
     if (connection.transport === 'ws') {
       if (message.disconnect) connection.agents.delete(uid);
       else connection.agents.add(uid);

@@ -73,7 +73,7 @@ export function decideAgent(
 ): Decision {
   const events = reported(known, message, ctx);
   let after = known;
-  for (const event of events) after = evolveAgent(after, event);
+  for (let i = 0; i < events.length; i++) after = evolveAgent(after, events[i]!);
   const { uid } = message;
   const fullState = message.disconnect
     ? null

@@ -1,0 +1,121 @@
+// Reading protobuf wire bytes for the fast AgentToServer decoder (agentToServerReader.ts): varints,
+// fixed64, length-delimited fields and UTF-8 text, over a Buffer. Whatever is out of the ordinary
+// (truncation, a varint too long, invalid UTF-8) throws `giveUp`, the one signal that protobufjs must
+// decode the message instead.
+
+import { isUtf8 } from 'node:buffer';
+
+/** Thrown inside, caught by readAgentToServer: "let protobufjs decode this one". One instance, so giving up costs no stack capture. */
+class GiveUp extends Error {}
+export const giveUp = new GiveUp('let protobufjs decode this message');
+const scratch64 = new BigUint64Array(1);
+const scratchBytes = new Uint8Array(scratch64.buffer);
+
+export class Reader {
+  readonly buf: Buffer;
+  pos: number;
+  end: number;
+  constructor(buf: Buffer, pos: number, end: number) {
+    this.buf = buf;
+    this.pos = pos;
+    this.end = end;
+  }
+
+  /** A varint that fits 32 bits (tags, lengths, enums). */
+  uint32(): number {
+    const { buf } = this;
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      if (this.pos >= this.end) throw giveUp;
+      const b = buf[this.pos++]!;
+      value += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) {
+        if (value > 0xffffffff) throw giveUp;
+        return value;
+      }
+    }
+    throw giveUp;
+  }
+
+  /** An unsigned 64-bit varint, exact. */
+  uint64(): bigint {
+    const { buf } = this;
+    let low = 0;
+    for (let shift = 0; shift < 49; shift += 7) {
+      if (this.pos >= this.end) throw giveUp;
+      const b = buf[this.pos++]!;
+      low += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return BigInt(low);
+    }
+    let value = BigInt(low);
+    for (let shift = 49n; shift < 70n; shift += 7n) {
+      if (this.pos >= this.end) throw giveUp;
+      const b = buf[this.pos++]!;
+      value |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return BigInt.asUintN(64, value);
+    }
+    throw giveUp;
+  }
+
+  /** One BigInt allocated (Buffer#readBigUInt64LE builds four). */
+  fixed64(): bigint {
+    if (this.pos + 8 > this.end) throw giveUp;
+    for (let i = 0; i < 8; i++) scratchBytes[i] = this.buf[this.pos + i]!;
+    this.pos += 8;
+    return scratch64[0]!;
+  }
+
+  double(): number {
+    if (this.pos + 8 > this.end) throw giveUp;
+    const value = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return value;
+  }
+
+  /** The end of a length-delimited field that starts here. */
+  delimited(): number {
+    const length = this.uint32();
+    const end = this.pos + length;
+    if (end > this.end) throw giveUp;
+    return end;
+  }
+
+  bytes(): Uint8Array {
+    const end = this.delimited();
+    const value = this.buf.subarray(this.pos, end);
+    this.pos = end;
+    return value;
+  }
+
+  /** UTF-8 text, rejected (given up) when invalid, as protobufjs's strict reading rejects it. */
+  string(): string {
+    const end = this.delimited();
+    const { buf, pos } = this;
+    this.pos = end;
+    let ascii = true;
+    for (let i = pos; i < end; i++) {
+      if (buf[i]! >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) return buf.toString('latin1', pos, end);
+    const text = buf.toString('utf8', pos, end);
+    // Invalid sequences decode to U+FFFD; a valid one yields U+FFFD only from its own EF BF BD bytes.
+    if (text.includes('\ufffd') && !isUtf8(buf.subarray(pos, end))) throw giveUp;
+    return text;
+  }
+
+  /** Enters a sub-message: limits the reader to it and returns the outer limit for leave(). */
+  enter(): number {
+    const end = this.delimited();
+    const outer = this.end;
+    this.end = end;
+    return outer;
+  }
+
+  leave(outer: number): void {
+    if (this.pos !== this.end) throw giveUp;
+    this.end = outer;
+  }
+}
