@@ -36,10 +36,19 @@ async function measure(ctx: BenchContext, target: Target) {
       target.transport === 'ws'
         ? await runWsLoad(
             server.opampUrl,
-            { connections: load.wsConnections, window: load.window, mix: target.mix },
+            {
+              connections: load.wsConnections,
+              window: load.window,
+              mix: target.mix,
+              localAddresses: ctx.localAddresses,
+            },
             counters,
           )
-        : runHttpLoad(server.opampUrl, { agents: load.httpAgents, mix: target.mix }, counters);
+        : await runHttpLoad(
+            server.opampUrl,
+            { agents: load.httpAgents, mix: target.mix, localAddresses: ctx.localAddresses },
+            counters,
+          );
     await sleep(load.warmupMs);
     const cpu0 = cpuSeconds(server.pid);
     const replies0 = counters.replies;
@@ -105,7 +114,7 @@ const scenario: Scenario = {
         'realistic mix: a full first report (10 attributes, health, 1 KiB effective config), then a repeating cycle of a health change (with a component map of 2 pipelines × 3 components), a 1 KiB effective-config change, a health change back and a description change',
         'thin mix: the same first report, then check-ins carrying only a health flag that alternates',
         `every server is started fresh for each run in its own process; ${load.warmupMs / 1000} s of warm-up, then ${load.measureMs / 1000} s measured; CPU is the server process's utime + stime`,
-        `each figure is the median of ${ctx.runs} run(s); the load generator runs in the benchmark process, on the same cores as the server`,
+        `each figure is the median of ${ctx.runs} run(s); the load generator (raw-socket HTTP/1.1 and WebSocket clients sending pre-encoded messages) runs in the benchmark process, on the same cores as the server`,
       ],
       goals: [
         `WebSocket, realistic mix ≥ 70 % of the bare ws ceiling: ${wsShare >= 0.7 ? 'met' : 'not met'} (${round(wsShare * 100, 1)} %)`,

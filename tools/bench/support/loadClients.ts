@@ -1,92 +1,197 @@
 // Load for the throughput scenario: agents that send status reports (statusMix.ts) as fast as the
 // server answers, over WebSocket (several messages in flight per socket) or plain HTTP (one request
-// in flight per agent over a keep-alive pool, as HTTP is half-duplex). Messages come pre-encoded
-// from statusMix.ts, so the client spends little CPU on the same two cores as the server.
+// in flight per agent, as HTTP is half-duplex). The generator shares the machine's cores with the
+// server, so it is kept cheap: messages come pre-encoded from statusMix.ts, and the clients speak
+// HTTP/1.1 and RFC 6455 over raw sockets (one write per message, replies counted by parsing only
+// frame and response headers) instead of Node's http client and the ws library. WebSocket frames are
+// masked as RFC 6455 requires, with a non-zero key (a zero key would let the server skip unmasking).
 
-import { Agent as HttpAgent, request } from 'node:http';
-import WebSocket from 'ws';
-import { createLoadAgent, type StatusMix } from './statusMix.ts';
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { createLoadAgent, type LoadAgent, type StatusMix } from './statusMix.ts';
 
 export interface LoadCounters {
   replies: number;
   errors: number;
 }
 
-const header = Buffer.from([0]);
-const wsUrl = (url: string) => `${url.replace(/^http/, 'ws')}/v1/opamp`;
+export type StopLoad = () => Promise<void>;
+
+function open(url: URL, index: number, localAddresses: readonly string[]): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const localAddress = localAddresses[index % Math.max(1, localAddresses.length)];
+    const socket = connect({
+      host: url.hostname,
+      port: Number(url.port),
+      ...(localAddress ? { localAddress } : {}),
+    });
+    socket.setNoDelay(true);
+    socket.once('connect', () => resolve(socket)).once('error', reject);
+  });
+}
+
+function closeAll(sockets: readonly Socket[]): Promise<void> {
+  return Promise.all(
+    sockets.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (s.destroyed) return resolve();
+          s.once('close', () => resolve());
+          s.destroy();
+        }),
+    ),
+  ).then(() => undefined);
+}
+
+/** A client-to-server binary frame carrying the OpAMP header byte and `payload`, masked with `key`. */
+function wsFrame(payload: Uint8Array, key: Buffer): Buffer {
+  const length = payload.length + 1;
+  const head = length < 126 ? 2 : 4;
+  const out = Buffer.allocUnsafe(head + 4 + length);
+  out[0] = 0x82;
+  if (length < 126) out[1] = 0x80 | length;
+  else {
+    out[1] = 0x80 | 126;
+    out.writeUInt16BE(length, 2);
+  }
+  key.copy(out, head);
+  const at = head + 4;
+  out[at] = 0 ^ key[0]!;
+  for (let i = 0; i < payload.length; i++) out[at + 1 + i] = payload[i]! ^ key[(i + 1) & 3]!;
+  return out;
+}
+
+/** Counts the complete server frames in `pending` and returns what is left of it. */
+function countFrames(pending: Buffer, onFrame: () => void): Buffer {
+  let at = 0;
+  for (;;) {
+    if (pending.length - at < 2) break;
+    let length = pending[at + 1]! & 0x7f;
+    let head = 2;
+    if (length === 126) {
+      if (pending.length - at < 4) break;
+      length = pending.readUInt16BE(at + 2);
+      head = 4;
+    } else if (length === 127) {
+      if (pending.length - at < 10) break;
+      length = Number(pending.readBigUInt64BE(at + 2));
+      head = 10;
+    }
+    if (pending.length - at < head + length) break;
+    if ((pending[at]! & 0x0f) === 0x2) onFrame();
+    at += head + length;
+  }
+  return at === 0 ? pending : pending.subarray(at);
+}
+
+async function upgrade(socket: Socket, url: URL): Promise<Buffer> {
+  const key = randomBytes(16).toString('base64');
+  socket.write(
+    `GET /v1/opamp HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+  let received = Buffer.alloc(0);
+  for (;;) {
+    const chunk = await new Promise<Buffer>((resolve, reject) =>
+      socket.once('data', resolve).once('error', reject),
+    );
+    received = Buffer.concat([received, chunk]);
+    const end = received.indexOf('\r\n\r\n');
+    if (end < 0) continue;
+    if (!received.subarray(0, 12).toString().includes('101')) throw new Error('WebSocket upgrade refused');
+    return received.subarray(end + 4);
+  }
+}
 
 /** `connections` WebSockets, one agent each, each keeping `window` messages in flight. */
 export async function runWsLoad(
-  url: string,
-  options: { connections: number; window: number; mix: StatusMix },
+  baseUrl: string,
+  options: { connections: number; window: number; mix: StatusMix; localAddresses?: readonly string[] },
   counters: LoadCounters,
-) {
-  const sockets: WebSocket[] = [];
+): Promise<StopLoad> {
+  const url = new URL(baseUrl);
+  const sockets: Socket[] = [];
   let running = true;
   await Promise.all(
     Array.from({ length: options.connections }, async (_, index) => {
-      const agent = createLoadAgent(index, options.mix);
-      const ws = new WebSocket(wsUrl(url), { perMessageDeflate: false });
-      sockets.push(ws);
-      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-      ws.on('message', () => {
+      const agent: LoadAgent = createLoadAgent(index, options.mix);
+      const key = randomBytes(4);
+      key[0]! |= 1; // never all zero
+      const socket = await open(url, index, options.localAddresses ?? []);
+      sockets.push(socket);
+      let pending = await upgrade(socket, url);
+      const onReply = () => {
         counters.replies++;
-        if (running) ws.send(Buffer.concat([header, agent.next()]));
+        if (running) socket.write(wsFrame(agent.next(), key));
+      };
+      socket.on('data', (chunk: Buffer) => {
+        pending = countFrames(pending.length === 0 ? chunk : Buffer.concat([pending, chunk]), onReply);
       });
-      ws.on('error', () => void counters.errors++);
-      ws.send(Buffer.concat([header, agent.first()]));
-      for (let i = 1; i < options.window; i++) ws.send(Buffer.concat([header, agent.next()]));
+      socket.on('error', () => void counters.errors++);
+      pending = countFrames(pending, onReply);
+      socket.write(wsFrame(agent.first(), key));
+      for (let i = 1; i < options.window; i++) socket.write(wsFrame(agent.next(), key));
     }),
   );
-  return async () => {
+  return () => {
     running = false;
-    await Promise.all(
-      sockets.map(
-        (ws) =>
-          new Promise<void>((resolve) =>
-            ws.readyState === WebSocket.CLOSED ? resolve() : (ws.once('close', () => resolve()), ws.close()),
-          ),
-      ),
-    );
+    return closeAll(sockets);
   };
 }
 
-/** `agents` HTTP agents over a keep-alive pool, each with one request in flight (HTTP is half-duplex). */
-export function runHttpLoad(
-  url: string,
-  options: { agents: number; mix: StatusMix },
+function httpRequest(url: URL, body: Uint8Array): Buffer {
+  const head =
+    `POST /v1/opamp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/x-protobuf\r\n` +
+    `Content-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
+/**
+ * The length of the first complete response in `pending` (headers and body), or 0 while incomplete.
+ * `status` receives its status code.
+ */
+function responseLength(pending: Buffer, status: { code: number }): number {
+  const end = pending.indexOf('\r\n\r\n');
+  if (end < 0) return 0;
+  const head = pending.toString('latin1', 0, end);
+  status.code = Number(head.slice(9, 12));
+  const m = /\r\ncontent-length: *(\d+)/i.exec(head);
+  const total = end + 4 + (m ? Number(m[1]) : 0);
+  return pending.length >= total ? total : 0;
+}
+
+/** `agents` HTTP agents, each on its own keep-alive connection with one request in flight. */
+export async function runHttpLoad(
+  baseUrl: string,
+  options: { agents: number; mix: StatusMix; localAddresses?: readonly string[] },
   counters: LoadCounters,
-) {
-  const pool = new HttpAgent({ keepAlive: true, maxSockets: options.agents });
-  const target = new URL('/v1/opamp', url);
+): Promise<StopLoad> {
+  const url = new URL(baseUrl);
+  const sockets: Socket[] = [];
   let running = true;
-  const loop = (agent: ReturnType<typeof createLoadAgent>, body: Uint8Array) => {
-    const req = request(target, {
-      method: 'POST',
-      agent: pool,
-      headers: { 'Content-Type': 'application/x-protobuf', 'Content-Length': body.length },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => {
-        if (res.statusCode === 200) counters.replies++;
-        else counters.errors++;
-        if (running) loop(agent, agent.next());
+  await Promise.all(
+    Array.from({ length: options.agents }, async (_, index) => {
+      const agent = createLoadAgent(index, options.mix);
+      const socket = await open(url, index, options.localAddresses ?? []);
+      sockets.push(socket);
+      let pending: Buffer = Buffer.alloc(0);
+      const status = { code: 0 };
+      socket.on('data', (chunk: Buffer) => {
+        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+        let length;
+        while ((length = responseLength(pending, status)) > 0) {
+          pending = pending.subarray(length);
+          if (status.code === 200) counters.replies++;
+          else counters.errors++;
+          if (running) socket.write(httpRequest(url, agent.next()));
+        }
       });
-    });
-    req.on('error', () => {
-      counters.errors++;
-      if (running) setTimeout(() => loop(agent, agent.next()), 100);
-    });
-    req.end(body);
-  };
-  for (let i = 0; i < options.agents; i++) {
-    const agent = createLoadAgent(i, options.mix);
-    loop(agent, agent.first());
-  }
+      socket.on('error', () => void counters.errors++);
+      socket.write(httpRequest(url, agent.first()));
+    }),
+  );
   return () => {
     running = false;
-    pool.destroy();
-    return Promise.resolve();
+    return closeAll(sockets);
   };
 }
