@@ -11,6 +11,36 @@ export const giveUp = new GiveUp('let protobufjs decode this message');
 const scratch64 = new BigUint64Array(1);
 const scratchBytes = new Uint8Array(scratch64.buffer);
 
+// Short ASCII strings repeat from message to message and from agent to agent (attribute keys and
+// values, component names, status texts): the last string seen in each slot of a small table, keyed
+// by an FNV-1a hash of its bytes, is handed out again when the bytes match. It saves building and
+// collecting a string per field, and agents' records share one copy of each repeated value.
+const internMaxLength = 64;
+const internMask = 4095;
+const internTable: (string | undefined)[] = new Array<string | undefined>(internMask + 1).fill(undefined);
+
+function interned(buf: Buffer, pos: number, end: number, slot: number): string {
+  const known = internTable[slot];
+  if (known !== undefined && known.length === end - pos) {
+    let same = true;
+    for (let i = 0; i < known.length; i++) {
+      if (known.charCodeAt(i) !== buf[pos + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return known;
+  }
+  const text = buf.toString('latin1', pos, end);
+  internTable[slot] = text;
+  return text;
+}
+
+function isAscii(buf: Buffer, pos: number, end: number): boolean {
+  for (let i = pos; i < end; i++) if (buf[i]! >= 0x80) return false;
+  return true;
+}
+
 export class Reader {
   readonly buf: Buffer;
   pos: number;
@@ -92,14 +122,19 @@ export class Reader {
     const end = this.delimited();
     const { buf, pos } = this;
     this.pos = end;
-    let ascii = true;
-    for (let i = pos; i < end; i++) {
-      if (buf[i]! >= 0x80) {
-        ascii = false;
-        break;
+    if (end - pos <= internMaxLength) {
+      let hash = 0x811c9dc5;
+      let ascii = true;
+      for (let i = pos; i < end; i++) {
+        const b = buf[i]!;
+        if (b >= 0x80) {
+          ascii = false;
+          break;
+        }
+        hash = Math.imul(hash ^ b, 0x01000193);
       }
-    }
-    if (ascii) return buf.toString('latin1', pos, end);
+      if (ascii) return interned(buf, pos, end, (hash >>> 0) & internMask);
+    } else if (isAscii(buf, pos, end)) return buf.toString('latin1', pos, end);
     const text = buf.toString('utf8', pos, end);
     // Invalid sequences decode to U+FFFD; a valid one yields U+FFFD only from its own EF BF BD bytes.
     if (text.includes('\ufffd') && !isUtf8(buf.subarray(pos, end))) throw giveUp;
