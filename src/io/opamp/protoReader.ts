@@ -51,9 +51,10 @@ export class Reader {
     this.end = end;
   }
 
-  /** A varint that fits 32 bits (tags, lengths, enums). */
+  /** A varint that fits 32 bits (tags, lengths, enums); most are one byte. */
   uint32(): number {
     const { buf } = this;
+    if (this.pos < this.end && buf[this.pos]! < 0x80) return buf[this.pos++]!;
     let value = 0;
     for (let shift = 0; shift < 35; shift += 7) {
       if (this.pos >= this.end) throw giveUp;
