@@ -21,7 +21,7 @@ import type { ListenerName } from './io/tls/tlsMaterial.ts';
 import type { ComplianceCountersProjection } from './projections/compliance/complianceCounters.ts';
 import type { LivenessThresholds } from './projections/liveness/sweep.ts';
 import type { Registry } from './projections/registry/registryProjection.ts';
-import { createPersistence, type Persistence } from './persistence/persistence.ts';
+import { createDeferredPersistence, type DeferredPersistence } from './persistence/deferredPersistence.ts';
 import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
@@ -117,8 +117,8 @@ export function createApp(config: Config, deps: AppDeps): App {
 
   const startedAt = scheduler.now();
   let persistenceMetrics: PersistenceMetricsSink | undefined;
-  const persistence: Persistence | undefined = persistenceOn
-    ? createPersistence({
+  const persistence: DeferredPersistence | undefined = persistenceOn
+    ? createDeferredPersistence({
         config,
         logger,
         scheduler,

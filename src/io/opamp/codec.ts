@@ -1,17 +1,31 @@
-// Protobuf encode/decode for OpAMP, compiled at startup from the project's own proto/opamp/v1 files.
-// The Wire* interfaces describe what protobufjs hands back, so the translation can read decoded
-// messages with types; they never leave src/io.
+// Protobuf encode/decode for OpAMP. The messages of every status report and its reply go through the
+// fast paths (agentToServerReader.ts, serverToAgentWriter.ts); everything else through protobufjs,
+// compiled from the project's own proto/opamp/v1 files the first time it is needed, so a service that
+// only ever sees status reports never loads it. The Wire* interfaces describe what protobufjs hands
+// back, so the translation can read decoded messages with types; they never leave src/io.
 
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
 import type Long from 'long';
+import type protobufjs from 'protobufjs';
 import { readAgentToServer } from './agentToServerReader.ts';
 import { writeServerToAgent } from './serverToAgentWriter.ts';
 
 const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
-const root = protobuf.loadSync(protoFile);
-const AgentToServerType = root.lookupType('opamp.proto.v1.AgentToServer');
-const ServerToAgentType = root.lookupType('opamp.proto.v1.ServerToAgent');
+/** Synchronous loading on first use (protobufjs is CommonJS); the codec is synchronous. */
+const load = createRequire(import.meta.url);
+let types: { AgentToServer: protobufjs.Type; ServerToAgent: protobufjs.Type } | undefined;
+
+function messageTypes() {
+  if (types === undefined) {
+    const root = (load('protobufjs') as typeof protobufjs).loadSync(protoFile);
+    types = {
+      AgentToServer: root.lookupType('opamp.proto.v1.AgentToServer'),
+      ServerToAgent: root.lookupType('opamp.proto.v1.ServerToAgent'),
+    };
+  }
+  return types;
+}
 
 type Maybe<T> = T | null | undefined;
 /**
@@ -97,21 +111,28 @@ export interface ServerToAgentFields {
  * fast path decodes what the service reads; protobufjs decodes the rest and decides on malformed input.
  */
 export function decodeAgentToServer(bytes: Uint8Array): WireAgentToServer {
-  return readAgentToServer(bytes) ?? (AgentToServerType.decode(bytes) as unknown as WireAgentToServer);
+  return (
+    readAgentToServer(bytes) ?? (messageTypes().AgentToServer.decode(bytes) as unknown as WireAgentToServer)
+  );
 }
 
 /** The reply's bytes: the fast path writes the usual replies, protobufjs everything else. */
 export function encodeServerToAgent(fields: ServerToAgentFields): Uint8Array {
-  return writeServerToAgent(fields) ?? ServerToAgentType.encode(ServerToAgentType.create(fields)).finish();
+  const fast = writeServerToAgent(fields);
+  if (fast !== undefined) return fast;
+  const { ServerToAgent } = messageTypes();
+  return ServerToAgent.encode(ServerToAgent.create(fields)).finish();
 }
 
 /** For tools and specs that play the agent's part. */
 export function encodeAgentToServer(fields: Record<string, unknown>): Uint8Array {
-  return AgentToServerType.encode(AgentToServerType.fromObject(fields)).finish();
+  const { AgentToServer } = messageTypes();
+  return AgentToServer.encode(AgentToServer.fromObject(fields)).finish();
 }
 
 export function decodeServerToAgent(bytes: Uint8Array): ServerToAgentFields & Record<string, unknown> {
-  return ServerToAgentType.toObject(ServerToAgentType.decode(bytes), {
+  const { ServerToAgent } = messageTypes();
+  return ServerToAgent.toObject(ServerToAgent.decode(bytes), {
     longs: String,
     defaults: false,
   }) as never;
