@@ -195,3 +195,71 @@ export async function runHttpLoad(
     return closeAll(sockets);
   };
 }
+
+export interface StormResult {
+  /** From the first connect until every agent had its first reply (or gave up). */
+  readonly seconds: number;
+  readonly answered: number;
+  readonly errors: number;
+  /** Closes every socket the storm opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * A connect storm: `agents` WebSocket agents, at most `concurrency` of them connecting at a time, each
+ * upgrading, sending its first report (statusMix.ts) and waiting for the reply. Sockets stay open
+ * until close().
+ */
+export async function runWsStorm(
+  baseUrl: string,
+  options: { agents: number; concurrency: number; localAddresses?: readonly string[] },
+): Promise<StormResult> {
+  const url = new URL(baseUrl);
+  const sockets: Socket[] = [];
+  let next = 0;
+  let answered = 0;
+  let errors = 0;
+  const one = async (index: number): Promise<void> => {
+    const agent = createLoadAgent(index, 'realistic', { keepDescriptions: false });
+    const key = randomBytes(4);
+    key[0]! |= 1;
+    const socket = await open(url, index, options.localAddresses ?? []);
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    let pending = await upgrade(socket, url);
+    await new Promise<void>((resolve, reject) => {
+      let replied = false;
+      const onReply = () => {
+        if (replied) return;
+        replied = true;
+        resolve();
+      };
+      socket.on('data', (chunk: Buffer) => {
+        pending = countFrames(Buffer.concat([pending, chunk]), onReply);
+      });
+      socket.once('close', () => reject(new Error('closed before the first reply')));
+      socket.write(wsFrame(agent.first(), key));
+      pending = countFrames(pending, onReply);
+    });
+  };
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(options.concurrency, options.agents) }, async () => {
+      while (next < options.agents) {
+        const index = next++;
+        try {
+          await one(index);
+          answered++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return {
+    seconds: (performance.now() - t0) / 1000,
+    answered,
+    errors,
+    close: () => closeAll(sockets),
+  };
+}

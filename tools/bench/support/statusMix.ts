@@ -122,14 +122,26 @@ export interface LoadAgent {
   first(): Buffer;
   /** The next message of the mix, with the next sequence number. */
   next(): Buffer;
+  /** A bare check-in (instance_uid, sequence_num, capabilities) with the next sequence number. */
+  heartbeat(): Buffer;
 }
 
-export function createLoadAgent(index: number, mix: StatusMix): LoadAgent {
+export interface LoadAgentOptions {
+  /**
+   * Keep the agent's two encoded descriptions (the default: cheapest per message). Fleets of 100,000
+   * agents that each send a few messages encode them when sent instead.
+   */
+  readonly keepDescriptions?: boolean;
+}
+
+export function createLoadAgent(index: number, mix: StatusMix, options: LoadAgentOptions = {}): LoadAgent {
   const uid = randomUUID();
   const uidBytes = Buffer.from(uid.replaceAll('-', ''), 'hex');
   const uidField = bytesField(1, uidBytes);
   const capabilitiesField = varintField(4, capabilities);
-  const descriptions = [descriptionPart(index, uid, 0), descriptionPart(index, uid, 1)];
+  const kept =
+    options.keepDescriptions === false ? undefined : [0, 1].map((v) => descriptionPart(index, uid, v));
+  const description = (variant: number): Part => kept?.[variant] ?? descriptionPart(index, uid, variant);
   let seq = 0;
   const message = (...parts: Part[]) =>
     concat(uidField, Uint8Array.from([0x10, ...varint(seq++)]), capabilitiesField, ...parts);
@@ -144,15 +156,16 @@ export function createLoadAgent(index: number, mix: StatusMix): LoadAgent {
       case 3:
         return healthParts[1]!;
       default:
-        return descriptions[variant]!;
+        return description(variant);
     }
   };
   return {
     uid,
-    first: () => message(descriptions[0]!, healthParts[1]!, configParts[0]!),
+    first: () => message(description(0), healthParts[1]!, configParts[0]!),
     next: () => {
       const n = seq;
       return message(mix === 'realistic' ? realistic(n) : thinHealthParts[n % 2]!);
     },
+    heartbeat: () => message(),
   };
 }
