@@ -44,6 +44,8 @@ export function createWsTransport(
     noServer: true,
     maxPayload: options.maxMessageBytes + 1,
     perMessageDeflate: false,
+    // The transport keeps its own set of sockets; ws need not keep a second one.
+    clientTracking: false,
   });
   const sockets = new Set<WebSocket>();
   const idle =
