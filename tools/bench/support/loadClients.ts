@@ -263,3 +263,66 @@ export async function runWsStorm(
     close: () => closeAll(sockets),
   };
 }
+
+export interface HttpPool {
+  /** POSTs one AgentToServer on the next free connection; resolves with the status code. */
+  post(body: Uint8Array): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** `connections` keep-alive connections; requests wait for a free one (one in flight per connection). */
+export async function createHttpPool(
+  baseUrl: string,
+  options: { connections: number; localAddresses?: readonly string[] },
+): Promise<HttpPool> {
+  const url = new URL(baseUrl);
+  const queue: { body: Uint8Array; done: (status: number) => void }[] = [];
+  const idle: ((job: (typeof queue)[number]) => void)[] = [];
+  const sockets = await Promise.all(
+    Array.from({ length: options.connections }, (_, i) => open(url, i, options.localAddresses ?? [])),
+  );
+  for (const socket of sockets) {
+    let pending: Buffer = Buffer.alloc(0);
+    let current: (typeof queue)[number] | undefined;
+    let closed = false;
+    const status = { code: 0 };
+    // A closed connection fails its jobs at once (status 0) rather than leaving them waiting.
+    const take = (job: (typeof queue)[number]) => {
+      if (closed) return job.done(0);
+      current = job;
+      socket.write(httpRequest(url, job.body));
+    };
+    const free = () => {
+      const job = queue.shift();
+      if (job) take(job);
+      else idle.push(take);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      const length = responseLength(pending, status);
+      if (length === 0 || current === undefined) return;
+      pending = pending.subarray(length);
+      const job = current;
+      current = undefined;
+      job.done(status.code);
+      free();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      closed = true;
+      current?.done(0);
+      current = undefined;
+    });
+    free();
+  }
+  return {
+    post: (body) =>
+      new Promise((done) => {
+        const job = { body, done };
+        const worker = idle.shift();
+        if (worker) worker(job);
+        else queue.push(job);
+      }),
+    close: () => closeAll(sockets),
+  };
+}
