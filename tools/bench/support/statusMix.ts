@@ -143,6 +143,8 @@ export function createLoadAgent(index: number, mix: StatusMix, options: LoadAgen
     options.keepDescriptions === false ? undefined : [0, 1].map((v) => descriptionPart(index, uid, v));
   const description = (variant: number): Part => kept?.[variant] ?? descriptionPart(index, uid, variant);
   let seq = 0;
+  /** Messages sent by next(): the position in the mix's cycle (heartbeats do not move it). */
+  let changes = 0;
   const message = (...parts: Part[]) =>
     concat(uidField, Uint8Array.from([0x10, ...varint(seq++)]), capabilitiesField, ...parts);
   // After the first report (config 0, description 0, healthy) every change moves to the other variant.
@@ -163,7 +165,7 @@ export function createLoadAgent(index: number, mix: StatusMix, options: LoadAgen
     uid,
     first: () => message(description(0), healthParts[1]!, configParts[0]!),
     next: () => {
-      const n = seq;
+      const n = ++changes;
       return message(mix === 'realistic' ? realistic(n) : thinHealthParts[n % 2]!);
     },
     heartbeat: () => message(),
