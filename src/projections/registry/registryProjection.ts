@@ -14,6 +14,7 @@ import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../agent/agentState.ts';
 import type { AttributeColumn } from './attributeColumn.ts';
 import { createAttributeColumns, type ColumnSlot } from './attributeColumns.ts';
+import { createRecencyList, type RecencyNode } from './recencyList.ts';
 import { evolveAgent } from '../agent/evolveAgent.ts';
 
 const BTree = BTreeModule.default;
@@ -38,6 +39,12 @@ export interface Registry {
   attributeColumn(key: string): AttributeColumn;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
+  /**
+   * Every agent in the order of its last message, the longest silent first (recencyList.ts). Exact
+   * while the clock only moves forward; after a clock step back an agent may sit up to that step out
+   * of place. The registry must not change during the walk.
+   */
+  bySilence(): IterableIterator<AgentState>;
 }
 
 export interface RegistryProjection extends Registry {
@@ -46,7 +53,7 @@ export interface RegistryProjection extends Registry {
 
 export type ProjectionErrorHandler = (projection: string, error: unknown) => void;
 
-type Slot = ColumnSlot;
+interface Slot extends ColumnSlot, RecencyNode {}
 
 export function createRegistryProjection(
   events$: Observable<FleetEvent>,
@@ -56,6 +63,7 @@ export function createRegistryProjection(
   const index = new BTree<InstanceUid, Slot>();
   let snapshot: Slot[] | null = [];
   const columns = createAttributeColumns();
+  const recency = createRecencyList<Slot>();
 
   function apply(event: FleetEvent): void {
     if (!isAgentEvent(event)) return;
@@ -67,15 +75,25 @@ export function createRegistryProjection(
     if (after === undefined) {
       agents.delete(uid);
       index.delete(uid);
+      if (slot !== undefined) recency.remove(slot);
       snapshot = null;
     } else if (slot === undefined) {
-      const fresh: Slot = { state: after, index: -1, ids: [] };
+      const fresh: Slot = {
+        state: after,
+        index: -1,
+        ids: [],
+        older: undefined,
+        newer: undefined,
+        listed: false,
+      };
       agents.set(uid, fresh);
       index.set(uid, fresh);
+      recency.touch(fresh);
       snapshot = null;
       columns.added(fresh);
     } else {
       slot.state = after;
+      if (after.lastSeen !== before?.lastSeen) recency.touch(slot);
       if (after.description !== before?.description) columns.described(slot);
     }
   }
@@ -121,6 +139,10 @@ export function createRegistryProjection(
     for (const slot of agents.values()) yield slot.state;
   }
 
+  function* bySilence(): IterableIterator<AgentState> {
+    for (const slot of recency.oldestFirst()) yield slot.state;
+  }
+
   return {
     get: (uid) => agents.get(uid)?.state,
     get size() {
@@ -130,6 +152,7 @@ export function createRegistryProjection(
     forEachOrdered,
     attributeColumn,
     values,
+    bySilence,
     stop: () => subscription.unsubscribe(),
   };
 }
