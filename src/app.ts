@@ -3,6 +3,7 @@
 // it in-process (port 0 addresses); main.ts starts it for real. No module-level singletons.
 
 import type { IncomingMessage, Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
@@ -26,7 +27,8 @@ import type { LivenessThresholds } from './projections/liveness/sweep.ts';
 import type { Registry } from './projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from './projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from './projections/remoteConfig/desiredConfigProjection.ts';
-import { createPersistence, type Persistence } from './persistence/persistence.ts';
+import type * as PersistenceModule from './persistence/persistence.ts';
+import type { Persistence } from './persistence/persistence.ts';
 import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
@@ -58,6 +60,15 @@ export interface App {
   start(): Promise<void>;
   /** Graceful shutdown: not ready, refuse new OpAMP connections, drain delay, going-away close. */
   stop(): Promise<void>;
+}
+
+/**
+ * PostgreSQL's modules (pg, pg-boss and its dashboard, the migrations library) are loaded only when
+ * persistence is on: a service without a database never holds them in memory (require of an ES
+ * module, synchronous; nothing in src/persistence awaits at the top level).
+ */
+function loadPersistence(): typeof PersistenceModule {
+  return createRequire(import.meta.url)('./persistence/persistence.ts') as typeof PersistenceModule;
 }
 
 export function createApp(config: Config, deps: AppDeps): App {
@@ -129,7 +140,7 @@ export function createApp(config: Config, deps: AppDeps): App {
   const startedAt = scheduler.now();
   let persistenceMetrics: PersistenceMetricsSink | undefined;
   const persistence: Persistence | undefined = persistenceOn
-    ? createPersistence({
+    ? loadPersistence().createPersistence({
         config,
         logger,
         scheduler,

@@ -2,8 +2,9 @@
 // worker thread) for people. Secrets and effective configs are never logged: callers pass ids and
 // counts, and the redact list below catches the usual suspects.
 
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -24,7 +25,8 @@ export function createLogger(options: LogOptions): Logger {
   if (options.format === 'json') {
     return pino(base, options.destination ?? pino.destination({ fd: 2, sync: true }));
   }
-  const stream = pretty({
+  // pino-pretty only for the text format (CommonJS, loaded synchronously when that format is chosen).
+  const stream = (createRequire(import.meta.url)('pino-pretty') as typeof pretty)({
     colorize: false,
     sync: true,
     translateTime: 'UTC:yyyy-mm-dd HH:MM:ss.l',

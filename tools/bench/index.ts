@@ -102,7 +102,7 @@ async function main(): Promise<number> {
     await Promise.all([...servers].map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
-  const report = renderReport(outcomes, machineLine(runs, quick));
+  const report = renderReport(outcomes, machineLine(quick));
   process.stdout.write(report);
   if (values.write) writeIntoBenchmarks(join(repoRoot, 'BENCHMARKS.md'), report);
   return outcomes.some((o) => o.error !== undefined) ? 1 : 0;

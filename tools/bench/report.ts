@@ -1,5 +1,5 @@
-// The benchmark report as Markdown: machine, Node version, date, then one table per scenario with its
-// goals and notes. `--write` puts it into BENCHMARKS.md between the results markers.
+// The benchmark report as Markdown: machine, Node version, date, then one table per scenario with the
+// conditions it was measured under, its goals and notes. `--write` puts it into BENCHMARKS.md between the results markers.
 
 import { cpus, totalmem, release } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,11 +16,12 @@ export interface ScenarioOutcome {
   readonly seconds: number;
 }
 
-export function machineLine(runs: number, quick: boolean): string {
+/** Machine and run identity. How often each figure was measured is stated beside its table. */
+export function machineLine(quick: boolean): string {
   const cpu = cpus();
   return [
     `- Machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Linux ${release()}`,
-    `- Node ${process.version}; run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${runs} run(s) per measurement, medians shown${quick ? ' (quick smoke run: small counts, not results)' : ''}`,
+    `- Node ${process.version}; run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${quick ? ' (quick smoke run: small counts, not results)' : ''}`,
   ].join('\n');
 }
 
@@ -44,6 +45,8 @@ export function renderReport(outcomes: readonly ScenarioOutcome[], header: strin
       continue;
     }
     parts.push(table(o.result?.rows ?? []));
+    const conditions = o.result?.conditions ?? [];
+    if (conditions.length > 0) parts.push(`\nConditions:\n\n${conditions.map((c) => `- ${c}`).join('\n')}`);
     for (const g of o.result?.goals ?? []) parts.push(`\n- Goal: ${g}`);
     for (const n of o.result?.notes ?? []) parts.push(`\n- Note: ${n}`);
   }

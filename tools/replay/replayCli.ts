@@ -23,6 +23,14 @@ export const replayUsage = `usage: replay FILE [options]
 
 export class UsageError extends Error {}
 
+/**
+ * The replay's own timing, one JSON line on stderr: stdout holds only what the recording determines,
+ * so two replays of one recording print the same bytes there.
+ */
+function writeTiming(timing: Record<string, number>): void {
+  process.stderr.write(`${JSON.stringify({ timing })}\n`);
+}
+
 /** ISO 8601, Unix ms, or +DURATION relative to `start`. */
 export function parseTime(text: string, start: number): number {
   if (text.startsWith('+')) {
@@ -87,9 +95,8 @@ export async function runReplayCli(argv: readonly string[]): Promise<number> {
       transport,
       until,
     });
-    process.stdout.write(
-      `${JSON.stringify({ ...result, elapsed_ms: Math.round(performance.now() - started) })}\n`,
-    );
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    writeTiming({ elapsed_ms: Math.round(performance.now() - started) });
   } else {
     let fleet: FleetSettings | undefined;
     if (values.config !== undefined) fleet = loadConfig({ file: values.config }).fleet;
@@ -100,7 +107,12 @@ export async function runReplayCli(argv: readonly string[]): Promise<number> {
       only: onlySet,
       timelines: output === 'all' || output === 'timeline',
     });
-    await writeReplayJson(process.stdout, result, output, performance.now() - started, onlySet);
+    const elapsedMs = performance.now() - started;
+    await writeReplayJson(process.stdout, result, output, onlySet);
+    writeTiming({
+      elapsed_ms: Math.round(elapsedMs),
+      messages_per_second: Math.round(result.messages / Math.max(elapsedMs / 1000, 1e-9)),
+    });
   }
   if (reader.summary.truncated)
     process.stderr.write(`warning: ${describeTruncation(reader.summary.truncated)}\n`);

@@ -1,5 +1,7 @@
 // Writes the replay result as one JSON document, piece by piece, so a registry of 100,000 agents or
-// a long timeline never has to exist as one string. Honours back-pressure on the output stream.
+// a long timeline never has to exist as one string. Honours back-pressure on the output stream. The
+// document holds only what the recording determines: two replays of one recording write the same
+// bytes (the replay's own timing goes to stderr, replayCli.ts).
 
 import type { Writable } from 'node:stream';
 import { agentJson } from './agentJson.ts';
@@ -7,7 +9,7 @@ import type { ReplayResult } from './replayOffline.ts';
 
 export type ReplayOutput = 'all' | 'registry' | 'timeline' | 'summary';
 
-export function replaySummary(result: ReplayResult, elapsedMs: number) {
+export function replaySummary(result: ReplayResult) {
   return {
     records: result.read.records,
     messages: result.messages,
@@ -23,8 +25,6 @@ export function replaySummary(result: ReplayResult, elapsedMs: number) {
       conflicts: Object.fromEntries(result.compliance.conflicts),
     },
     fleet: result.fleet,
-    elapsed_ms: Math.round(elapsedMs),
-    messages_per_second: Math.round(result.messages / Math.max(elapsedMs / 1000, 1e-9)),
   };
 }
 
@@ -32,12 +32,11 @@ export async function writeReplayJson(
   out: Writable,
   result: ReplayResult,
   output: ReplayOutput,
-  elapsedMs: number,
   only?: ReadonlySet<string>,
 ): Promise<void> {
   const write = (text: string): Promise<void> | undefined =>
     out.write(text) ? undefined : new Promise((resolve) => out.once('drain', () => resolve()));
-  await write(`{"summary":${JSON.stringify(replaySummary(result, elapsedMs))}`);
+  await write(`{"summary":${JSON.stringify(replaySummary(result))}`);
   if (output === 'all' || output === 'timeline') {
     await write(',"timelines":{');
     let first = true;

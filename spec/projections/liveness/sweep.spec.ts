@@ -18,6 +18,19 @@ describe('liveness sweep', () => {
     expect(sweepIntervalMs(livenessThresholds(1000, 3))).to.equal(150);
   });
 
+  it('stops at the first agent within both thresholds when given the longest silent first', () => {
+    const at = (n: number, lastSeen: number) => ({ ...agent({ uid: uid(n) }), lastSeen });
+    const oldestFirst = [at(1, 0), at(2, 50_000), at(3, 10_000)];
+    // uid(3) is out of order on purpose: a walk that stops at uid(2) never reaches it.
+    expect(kinds(sweep(oldestFirst, 60_000, t, { longestSilentFirst: true }))).to.deep.equal([
+      `AgentDisconnected:${uid(1)}`,
+    ]);
+    expect(kinds(sweep(oldestFirst, 60_000, t))).to.deep.equal([
+      `AgentDisconnected:${uid(1)}`,
+      `AgentDisconnected:${uid(3)}`,
+    ]);
+  });
+
   function world() {
     const clock = new VirtualClock(0);
     const bus = createEventBus();

@@ -32,4 +32,15 @@ describe('registry projection', () => {
     expect(errors).to.deep.equal(['registry']);
     expect(registry.size).to.equal(1);
   });
+
+  it('lists agents longest silent first, moving each to the end at its message', () => {
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    for (const [i, id] of ['a', 'b', 'c'].entries()) bus.publish(connected(id as InstanceUid, i));
+    bus.publish(checkedIn('a' as InstanceUid, 5, 1n));
+    expect([...registry.bySilence()].map((x) => x.uid)).to.deep.equal(['b', 'c', 'a']);
+    bus.publish(evicted('c' as InstanceUid, 6, 2));
+    bus.publish(checkedIn('b' as InstanceUid, 7, 1n));
+    expect([...registry.bySilence()].map((x) => x.uid)).to.deep.equal(['a', 'b']);
+  });
 });

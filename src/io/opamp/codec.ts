@@ -1,20 +1,41 @@
-// Protobuf encode/decode for OpAMP, compiled at startup from the project's own proto/opamp/v1 files.
-// The Wire* interfaces describe what protobufjs hands back, so the translation can read decoded
-// messages with types; they never leave src/io.
+// Protobuf encode/decode for OpAMP. The messages of every status report and its reply go through the
+// fast paths (agentToServerReader.ts, serverToAgentWriter.ts); everything else through protobufjs,
+// compiled from the project's own proto/opamp/v1 files the first time it is needed, so a service that
+// only ever sees status reports never loads it. The Wire* interfaces describe what protobufjs hands
+// back, so the translation can read decoded messages with types; they never leave src/io.
 
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
 import type Long from 'long';
+import type protobufjs from 'protobufjs';
+import { readAgentToServer } from './agentToServerReader.ts';
+import { writeServerToAgent } from './serverToAgentWriter.ts';
 
 const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
-const root = protobuf.loadSync(protoFile);
-const AgentToServerType = root.lookupType('opamp.proto.v1.AgentToServer');
-const ServerToAgentType = root.lookupType('opamp.proto.v1.ServerToAgent');
-const AgentRemoteConfigType = root.lookupType('opamp.proto.v1.AgentRemoteConfig');
+/** Synchronous loading on first use (protobufjs is CommonJS); the codec is synchronous. */
+const load = createRequire(import.meta.url);
+let types:
+  | { AgentToServer: protobufjs.Type; ServerToAgent: protobufjs.Type; AgentRemoteConfig: protobufjs.Type }
+  | undefined;
+
+function messageTypes() {
+  if (types === undefined) {
+    const root = (load('protobufjs') as typeof protobufjs).loadSync(protoFile);
+    types = {
+      AgentToServer: root.lookupType('opamp.proto.v1.AgentToServer'),
+      ServerToAgent: root.lookupType('opamp.proto.v1.ServerToAgent'),
+      AgentRemoteConfig: root.lookupType('opamp.proto.v1.AgentRemoteConfig'),
+    };
+  }
+  return types;
+}
 
 type Maybe<T> = T | null | undefined;
-/** protobufjs gives Long for 64-bit fields (number only if Long is missing, which it is not here). */
-export type Wire64 = Long | number;
+/**
+ * A 64-bit field: protobufjs gives Long (number only if Long is missing, which it is not here); the
+ * fast path (agentToServerReader.ts) gives bigint.
+ */
+export type Wire64 = Long | number | bigint;
 
 export interface WireAnyValue {
   stringValue?: Maybe<string>;
@@ -95,23 +116,34 @@ export interface AgentRemoteConfigFields {
   configHash: Uint8Array;
 }
 
-/** Throws on bytes that are not an AgentToServer (the handler turns that into an error reply). */
+/**
+ * Throws on bytes that are not an AgentToServer (the handler turns that into an error reply). The
+ * fast path decodes what the service reads; protobufjs decodes the rest and decides on malformed input.
+ */
 export function decodeAgentToServer(bytes: Uint8Array): WireAgentToServer {
-  return AgentToServerType.decode(bytes) as unknown as WireAgentToServer;
+  return (
+    readAgentToServer(bytes) ?? (messageTypes().AgentToServer.decode(bytes) as unknown as WireAgentToServer)
+  );
 }
 
+/** The reply's bytes: the fast path writes the usual replies, protobufjs everything else. */
 export function encodeServerToAgent(fields: ServerToAgentFields): Uint8Array {
-  return ServerToAgentType.encode(ServerToAgentType.create(fields)).finish();
+  const fast = writeServerToAgent(fields);
+  if (fast !== undefined) return fast;
+  const { ServerToAgent } = messageTypes();
+  return ServerToAgent.encode(ServerToAgent.create(fields)).finish();
 }
 
 /** An AgentRemoteConfig alone (the reply appends it as ServerToAgent field 3; see remoteConfigWire.ts). */
 export function encodeAgentRemoteConfig(fields: AgentRemoteConfigFields): Uint8Array {
-  return AgentRemoteConfigType.encode(AgentRemoteConfigType.create(fields)).finish();
+  const { AgentRemoteConfig } = messageTypes();
+  return AgentRemoteConfig.encode(AgentRemoteConfig.create(fields)).finish();
 }
 
 /** For tools and specs that play the agent's part. */
 export function encodeAgentToServer(fields: Record<string, unknown>): Uint8Array {
-  return AgentToServerType.encode(AgentToServerType.fromObject(fields)).finish();
+  const { AgentToServer } = messageTypes();
+  return AgentToServer.encode(AgentToServer.fromObject(fields)).finish();
 }
 
 /** A decoded ServerToAgent as an agent sees it (tools and specs). */
@@ -120,7 +152,8 @@ export type DecodedServerToAgent = ServerToAgentFields & {
 } & Record<string, unknown>;
 
 export function decodeServerToAgent(bytes: Uint8Array): DecodedServerToAgent {
-  return ServerToAgentType.toObject(ServerToAgentType.decode(bytes), {
+  const { ServerToAgent } = messageTypes();
+  return ServerToAgent.toObject(ServerToAgent.decode(bytes), {
     longs: String,
     defaults: false,
   }) as never;
@@ -129,6 +162,7 @@ export function decodeServerToAgent(bytes: Uint8Array): DecodedServerToAgent {
 /** Exact unsigned 64-bit value of a decoded field. */
 export function toBigUint(value: Wire64 | null | undefined): bigint {
   if (value === null || value === undefined) return 0n;
+  if (typeof value === 'bigint') return value;
   if (typeof value === 'number') return BigInt(value);
   return (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
 }

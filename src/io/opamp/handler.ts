@@ -201,7 +201,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     });
     // Not sendable now (the agent does not accept it): it stays queued, sent to nobody.
     if (command !== undefined && decision.reply.command === undefined) deps.commands?.queue(uid, command);
-    for (const event of decision.events) bus.publish(event);
+    const { events } = decision;
+    for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
     if (connection.transport === 'ws') {
       if (message.disconnect) {
         connection.agents.delete(uid);

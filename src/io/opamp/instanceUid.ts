@@ -3,17 +3,22 @@
 
 import type { InstanceUid } from '../../events/ids.ts';
 
-const hex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const hexDigits = Buffer.from('0123456789abcdef', 'latin1');
 const ulid = /^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$/;
+/** The canonical text is written into this buffer and read out as one flat string: the registry's
+ * Map hashes it on every message, and a string built by concatenation must be flattened first. */
+const text = Buffer.alloc(36, '-');
+const textAt = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
 export function toInstanceUid(bytes: Uint8Array): InstanceUid | undefined {
   if (bytes.length === 16) {
-    let s = '';
     for (let i = 0; i < 16; i++) {
-      s += hex[bytes[i] ?? 0];
-      if (i === 3 || i === 5 || i === 7 || i === 9) s += '-';
+      const b = bytes[i]!;
+      const at = textAt[i]!;
+      text[at] = hexDigits[b >>> 4]!;
+      text[at + 1] = hexDigits[b & 15]!;
     }
-    return s as InstanceUid;
+    return text.toString('latin1') as InstanceUid;
   }
   if (bytes.length === 26) {
     const text = String.fromCharCode(...bytes);

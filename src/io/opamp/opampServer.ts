@@ -23,7 +23,11 @@ export interface OpampServer {
 /** Seconds a refused client should wait (draining, or at max_connections). */
 const retryAfterSeconds = '30';
 
-const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?', 1)[0] ?? '/';
+const pathOf = (req: IncomingMessage): string => {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};
 
 function rawResponse(socket: Duplex, status: number, text: string, extra = ''): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`);

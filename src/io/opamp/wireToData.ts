@@ -88,11 +88,18 @@ export function toDescription(d: NonNullable<WireAgentToServer['agentDescription
   };
 }
 
+/** Shared by every health without components (most leaves of a health tree). */
+const noComponents: Readonly<Record<string, ComponentHealth>> = Object.freeze({});
+
 export function toHealth(h: WireComponentHealth, depth = 0): ComponentHealth {
-  const components: Record<string, ComponentHealth> = {};
-  if (depth < maxDepth) {
-    for (const [name, child] of Object.entries(h.componentHealthMap ?? {}))
-      components[name] = toHealth(child, depth + 1);
+  let components = noComponents;
+  const map = h.componentHealthMap;
+  if (depth < maxDepth && map != null) {
+    for (const name in map) {
+      if (!Object.hasOwn(map, name)) continue;
+      if (components === noComponents) components = {};
+      (components as Record<string, ComponentHealth>)[name] = toHealth(map[name]!, depth + 1);
+    }
   }
   return {
     healthy: h.healthy === true,

@@ -97,7 +97,7 @@ export function decideAgent(
 ): Decision {
   const events = reported(known, message, ctx);
   let after = known;
-  for (const event of events) after = evolveAgent(after, event);
+  for (let i = 0; i < events.length; i++) after = evolveAgent(after, events[i]!);
   const { uid } = message;
   // A command goes alone: the agent restarts and reports its full state anyway.
   const command =

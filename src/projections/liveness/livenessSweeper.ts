@@ -22,7 +22,8 @@ export function createLivenessSweeper(deps: {
   const { bus, registry, thresholds, scheduler } = deps;
   function sweepNow(): void {
     try {
-      for (const event of sweep(registry.values(), scheduler.now(), thresholds)) bus.publish(event);
+      const events = sweep(registry.bySilence(), scheduler.now(), thresholds, { longestSilentFirst: true });
+      for (const event of events) bus.publish(event);
     } catch (error) {
       deps.onError('liveness', error);
     }

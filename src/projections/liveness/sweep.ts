@@ -29,13 +29,23 @@ export function sweepIntervalMs(t: LivenessThresholds): number {
 
 /**
  * Events for agents whose silence crossed a threshold. An agent due for eviction while still
- * connected is disconnected first, so every eviction follows a disconnect.
+ * connected is disconnected first, so every eviction follows a disconnect. With `longestSilentFirst`
+ * the agents come in the order of their last message, oldest first (Registry.bySilence), and the
+ * sweep stops at the first one within both thresholds: every later one is too.
  */
-export function sweep(agents: Iterable<AgentState>, now: number, t: LivenessThresholds): AgentEvent[] {
+export function sweep(
+  agents: Iterable<AgentState>,
+  now: number,
+  t: LivenessThresholds,
+  options: { readonly longestSilentFirst?: boolean } = {},
+): AgentEvent[] {
   const events: AgentEvent[] = [];
   for (const agent of agents) {
     const silence = now - agent.lastSeen;
-    if (silence <= t.disconnectAfterMs && silence <= t.evictAfterMs) continue;
+    if (silence <= t.disconnectAfterMs && silence <= t.evictAfterMs) {
+      if (options.longestSilentFirst === true) break;
+      continue;
+    }
     const { uid } = agent;
     if (agent.connected) {
       events.push({ type: 'AgentDisconnected', at: now, data: { uid, reason: 'heartbeat_missed' } });

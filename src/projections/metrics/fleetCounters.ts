@@ -4,7 +4,6 @@
 
 import type { Observable, Subscription } from 'rxjs';
 import type { FleetEvent, ReportType } from '../../events/fleetEvent.ts';
-import { reportTypeOf } from '../../events/fleetEvent.ts';
 import type { ProjectionErrorHandler } from '../registry/registryProjection.ts';
 
 export interface FleetCounters {
@@ -58,6 +57,18 @@ export interface FleetCountersOptions {
 
 const countAtSweep: FleetCountersOptions = { evictionsCountedAt: 'sweep' };
 
+/** One more report of `type`. The literal keeps one object shape (a computed key would not). */
+function countReport(state: FleetCounters, type: ReportType): FleetCounters {
+  const r = state.reports;
+  const reports = {
+    status: r.status + (type === 'status' ? 1 : 0),
+    health: r.health + (type === 'health' ? 1 : 0),
+    effective_config: r.effective_config + (type === 'effective_config' ? 1 : 0),
+    package_statuses: r.package_statuses + (type === 'package_statuses' ? 1 : 0),
+  };
+  return { ...state, reports };
+}
+
 /** Pure fold. Returns the same reference for events that count nothing (check-ins, full-state requests). */
 export function evolveFleetCounters(
   state: FleetCounters,
@@ -76,13 +87,13 @@ export function evolveFleetCounters(
         ? { ...state, evicted: state.evicted + event.data.uids.length }
         : state;
     case 'AgentStatusReported':
+      return countReport(state, 'status');
     case 'AgentHealthReported':
+      return countReport(state, 'health');
     case 'AgentEffectiveConfigReported':
-    case 'AgentPackageStatusesReported': {
-      const type = reportTypeOf(event);
-      if (type === undefined) return state;
-      return { ...state, reports: { ...state.reports, [type]: state.reports[type] + 1 } };
-    }
+      return countReport(state, 'effective_config');
+    case 'AgentPackageStatusesReported':
+      return countReport(state, 'package_statuses');
     case 'GatewayConnectAnswered': {
       const { accepted, firstOnConnection } = event.data;
       const gatewayConnects = accepted

@@ -12,7 +12,9 @@ import type { FleetEvent } from '../../events/fleetEvent.ts';
 import { isAgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../agent/agentState.ts';
-import { buildAttributeColumn, type AttributeColumn } from './attributeColumn.ts';
+import type { AttributeColumn } from './attributeColumn.ts';
+import { createAttributeColumns, type ColumnSlot } from './attributeColumns.ts';
+import { createRecencyList, type RecencyNode } from './recencyList.ts';
 import { evolveAgent } from '../agent/evolveAgent.ts';
 
 const BTree = BTreeModule.default;
@@ -30,12 +32,19 @@ export interface Registry {
   forEachOrdered(visit: (agent: AgentState, index: number) => boolean | void): void;
   /**
    * The column of attribute `key` aligned with forEachOrdered's indexes (see attributeColumn.ts).
-   * Cached until an agent registers, leaves or reports a new description; call it in the same
-   * synchronous turn as the forEachOrdered walk it serves.
+   * Kept up to date as descriptions change, re-read from the slots after an agent registers or
+   * leaves (attributeColumns.ts); call it in the same synchronous turn as the forEachOrdered walk it
+   * serves, as later events change it in place.
    */
   attributeColumn(key: string): AttributeColumn;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
+  /**
+   * Every agent in the order of its last message, the longest silent first (recencyList.ts). Exact
+   * while the clock only moves forward; after a clock step back an agent may sit up to that step out
+   * of place. The registry must not change during the walk.
+   */
+  bySilence(): IterableIterator<AgentState>;
 }
 
 export interface RegistryProjection extends Registry {
@@ -44,9 +53,7 @@ export interface RegistryProjection extends Registry {
 
 export type ProjectionErrorHandler = (projection: string, error: unknown) => void;
 
-interface Slot {
-  state: AgentState;
-}
+interface Slot extends ColumnSlot, RecencyNode {}
 
 export function createRegistryProjection(
   events$: Observable<FleetEvent>,
@@ -55,10 +62,8 @@ export function createRegistryProjection(
   const agents = new Map<InstanceUid, Slot>();
   const index = new BTree<InstanceUid, Slot>();
   let snapshot: Slot[] | null = [];
-  /** Bumped when membership or any description changes: cached attribute columns are then stale. */
-  let descriptions = 0;
-  const columns = new Map<string, { version: number; column: AttributeColumn }>();
-  const maxCachedColumns = 32;
+  const columns = createAttributeColumns();
+  const recency = createRecencyList<Slot>();
 
   function apply(event: FleetEvent): void {
     if (!isAgentEvent(event)) return;
@@ -70,17 +75,26 @@ export function createRegistryProjection(
     if (after === undefined) {
       agents.delete(uid);
       index.delete(uid);
+      if (slot !== undefined) recency.remove(slot);
       snapshot = null;
-      descriptions++;
     } else if (slot === undefined) {
-      const fresh = { state: after };
+      const fresh: Slot = {
+        state: after,
+        index: -1,
+        ids: [],
+        older: undefined,
+        newer: undefined,
+        listed: false,
+      };
       agents.set(uid, fresh);
       index.set(uid, fresh);
+      recency.touch(fresh);
       snapshot = null;
-      descriptions++;
+      columns.added(fresh);
     } else {
-      if (after.description !== before?.description) descriptions++;
       slot.state = after;
+      if (after.lastSeen !== before?.lastSeen) recency.touch(slot);
+      if (after.description !== before?.description) columns.described(slot);
     }
   }
 
@@ -99,6 +113,7 @@ export function createRegistryProjection(
       const rebuilt: Slot[] = new Array<Slot>(index.size);
       let i = 0;
       index.forEach((slot) => {
+        slot.index = i;
         rebuilt[i++] = slot;
       });
       snapshot = rebuilt;
@@ -117,19 +132,15 @@ export function createRegistryProjection(
   }
 
   function attributeColumn(key: string): AttributeColumn {
-    const cached = columns.get(key);
-    if (cached !== undefined && cached.version === descriptions) return cached.column;
-    if (columns.size >= maxCachedColumns) columns.clear();
-    const column = buildAttributeColumn(
-      orderedSlots().map((slot) => slot.state),
-      key,
-    );
-    columns.set(key, { version: descriptions, column });
-    return column;
+    return columns.column(key, orderedSlots());
   }
 
   function* values(): IterableIterator<AgentState> {
     for (const slot of agents.values()) yield slot.state;
+  }
+
+  function* bySilence(): IterableIterator<AgentState> {
+    for (const slot of recency.oldestFirst()) yield slot.state;
   }
 
   return {
@@ -141,6 +152,7 @@ export function createRegistryProjection(
     forEachOrdered,
     attributeColumn,
     values,
+    bySilence,
     stop: () => subscription.unsubscribe(),
   };
 }

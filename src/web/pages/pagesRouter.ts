@@ -1,7 +1,7 @@
 // The web UI (SPEC "UI listener: web UI"): fleet, agent detail, configs, jobs and status pages
 // with their polled fragments, the job page's buttons, and the embedded static assets. Mounted on
-// the UI app after the JSON API router, so /api/* keeps precedence (UI rule 6). Templates and assets
-// are loaded once, here, at startup.
+// the UI app after the JSON API router, so /api/* keeps precedence (UI rule 6). Assets are loaded
+// once, here, at startup; templates at the first page (render.ts).
 
 import Router from '@koa/router';
 import type { BuildInfo } from '../../io/buildInfo.ts';

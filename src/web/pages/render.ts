@@ -1,12 +1,19 @@
-// Pug templates compiled once at startup (views/<page>.pug, fragments in views/partials/). Every
-// template gets the shared locals (poll interval, helpers); a page and its fragment render the same
-// partial, so the polled fragment is byte-for-byte what the page embeds.
+// Pug templates (views/<page>.pug, fragments in views/partials/), all compiled once, at the first page
+// rendered: pug and the parser it compiles with (Babel's) stay out of memory until someone opens
+// the UI, as most of a fleet server's life is OpAMP traffic. A template error fails that first page
+// (a logged 500) and every later one. Every template gets the shared locals (poll interval, helpers);
+// a page and its fragment render the same partial, so the polled fragment is byte-for-byte what the
+// page embeds.
 
 import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pug from 'pug';
+import type pug from 'pug';
 import { duration, helpers } from './format.ts';
+
+/** Synchronous loading on first use (pug is CommonJS); renderers are synchronous. */
+const load = createRequire(import.meta.url);
 
 export const viewsDir = fileURLToPath(new URL('../../../views/', import.meta.url));
 
@@ -25,14 +32,20 @@ function templates(dir: string): string[] {
   return [...pages, ...partials.map((f) => `partials/${f}`)].map((f) => f.slice(0, -'.pug'.length));
 }
 
-/** Compiles every template eagerly, so a template error stops startup instead of a request. */
-export function createRenderer(options: RenderOptions): Renderer {
-  const dir = options.dir ?? viewsDir;
+function compileAll(dir: string): Map<string, pug.compileTemplate> {
+  const { compileFile } = load('pug') as typeof pug;
   const compiled = new Map<string, pug.compileTemplate>();
   for (const name of templates(dir)) {
     if (name.startsWith('partials/_') || name.startsWith('_')) continue;
-    compiled.set(name, pug.compileFile(join(dir, `${name}.pug`), { basedir: dir, doctype: 'html' }));
+    compiled.set(name, compileFile(join(dir, `${name}.pug`), { basedir: dir, doctype: 'html' }));
   }
+  return compiled;
+}
+
+/** Compiles every template at the first render (see the file comment). */
+export function createRenderer(options: RenderOptions): Renderer {
+  const dir = options.dir ?? viewsDir;
+  let compiled: Map<string, pug.compileTemplate> | undefined;
   const ms = options.pollIntervalMs;
   const shared = {
     pollTrigger: `every ${ms}ms`,
@@ -40,6 +53,7 @@ export function createRenderer(options: RenderOptions): Renderer {
     ...helpers,
   };
   return (view, locals) => {
+    compiled ??= compileAll(dir);
     const template = compiled.get(view);
     if (template === undefined) throw new Error(`no such view: ${view}`);
     return template({ ...shared, ...locals });

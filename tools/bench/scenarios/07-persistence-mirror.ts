@@ -158,10 +158,12 @@ const scenario: Scenario = {
       return {
         rows,
         goals,
-        notes: [
+        conditions: [
           `${bench.label}; the service holds none of the stored agents (each list merges all ${count} from its mirror)`,
           `the sibling flushes ${batch} changed agents (new last_seen and service.version, 1 KiB config each) every second while lists run; visibility probes poll GET /api/agents?service.version=… until all ${batch} show`,
-          'startup read and heap are measured in the benchmark process on the same code (heap after forced collections, mirror loaded minus before)',
+          `lists: one ${ctx.quick ? 3 : 20}-second window of back-to-back requests (every fourth a regex), percentiles over all its requests; visibility: ${ctx.quick ? 3 : 10} flushes, each probed once`,
+          `startup read and heap: ${ctx.runs} load(s) of the mirror, measured in the benchmark process on the same code (heap after forced collections, mirror loaded minus before)`,
+          'one service process; the benchmark process, the embedded PostgreSQL and the service share the two cores',
         ],
       };
     } finally {

@@ -1,11 +1,14 @@
 // Writes a synthetic recording for the replay benchmark: `agents` WebSocket agents, each sending a
-// full status report (description, health, 1 KiB effective config) and then heartbeats every
-// `heartbeatMs`, spread evenly; 1 % of heartbeats carry a health change. Heartbeats are encoded by
-// hand (they are three fields) so writing a million records takes seconds, not minutes.
+// full status report (10 attributes, health with a component map, 1 KiB effective config) and then
+// one message every `heartbeatMs`, spread evenly: every other one a bare heartbeat, the others the
+// realistic change cycle of statusMix.ts (a health change, an effective-config change, a health
+// change back, a description change). So half the messages carry a report: a quarter health, an
+// eighth effective configs, an eighth descriptions. Messages come pre-encoded from statusMix.ts, so
+// writing a million records takes seconds.
 
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { encodeRecord, encodePreamble } from '../../../src/io/recorder/recordingFormat.ts';
-import { createSimAgent, nextMessage, simulatedCapabilities } from '../../simulate/agentModel.ts';
+import { createLoadAgent } from './statusMix.ts';
 
 export interface SyntheticOptions {
   readonly file: string;
@@ -13,22 +16,6 @@ export interface SyntheticOptions {
   readonly agents: number;
   readonly heartbeatMs?: number;
   readonly startedAt?: number;
-}
-
-function varint(n: number, out: number[]): void {
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-}
-
-function heartbeat(uidBytes: Uint8Array, seq: number): Uint8Array {
-  const bytes = [0x0a, 16, ...uidBytes, 0x10];
-  varint(seq, bytes);
-  bytes.push(0x20);
-  varint(simulatedCapabilities, bytes);
-  return Uint8Array.from(bytes);
 }
 
 export function writeSyntheticRecording(options: SyntheticOptions): { messages: number; bytes: number } {
@@ -50,18 +37,13 @@ export function writeSyntheticRecording(options: SyntheticOptions): { messages: 
     pending = [];
     pendingBytes = 0;
   };
-  const agents = Array.from({ length: options.agents }, (_, i) => createSimAgent(i));
-  const messageOptions = { configBytes: 1024, attributes: 10 };
+  const agents = Array.from({ length: options.agents }, (_, i) => createLoadAgent(i, 'realistic'));
   const step = heartbeatMs / options.agents;
   let written = 0;
   for (let round = 0; written < options.messages; round++) {
     for (let i = 0; i < agents.length && written < options.messages; i++) {
       const agent = agents[i]!;
-      const flap = round > 0 && (round * 31 + i) % 100 === 0;
-      const payload =
-        round === 0 || flap
-          ? nextMessage(agent, messageOptions, flap)
-          : heartbeat(agent.uidBytes, agent.sequenceNum++);
+      const payload = round === 0 ? agent.first() : round % 2 === 0 ? agent.heartbeat() : agent.next();
       const record = encodeRecord({
         kind: 'message',
         receivedAt: startedAt + round * heartbeatMs + Math.floor(i * step),

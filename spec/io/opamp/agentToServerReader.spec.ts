@@ -1,0 +1,156 @@
+// The fast AgentToServer decoder against protobufjs: for any message the service reads, both give the
+// same domain message; on anything else (mutated bytes included) the fast path gives up rather than
+// differ, so protobufjs decides.
+
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import type { InstanceUid } from '../../../src/events/ids.ts';
+import { readAgentToServer } from '../../../src/io/opamp/agentToServerReader.ts';
+import { encodeAgentToServer, toBigUint, type WireAgentToServer } from '../../../src/io/opamp/codec.ts';
+import { toAgentMessage } from '../../../src/io/opamp/toAgentMessage.ts';
+
+const runs = Number(process.env.FUZZ_RUNS ?? 300);
+const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
+const AgentToServer = protobuf.loadSync(protoFile).lookupType('opamp.proto.v1.AgentToServer');
+const uid = '0190c5a4-7d2e-7000-8000-000000000001' as InstanceUid;
+
+function protobufjsDecode(bytes: Uint8Array): WireAgentToServer | Error {
+  try {
+    return AgentToServer.decode(bytes) as unknown as WireAgentToServer;
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/** What the service reads from a decoded message. */
+const seen = (m: WireAgentToServer) => ({
+  message: toAgentMessage(m, uid),
+  instanceUid: Buffer.from(m.instanceUid ?? []).toString('hex'),
+  flags: toBigUint(m.flags),
+});
+
+const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String);
+const text = fc.string({ unit: 'binary', maxLength: 12 });
+const { keyValue } = fc.letrec<{ anyValue: object; keyValue: object }>((tie) => ({
+  anyValue: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant({}),
+    fc.record({ stringValue: text }),
+    fc.record({ boolValue: fc.boolean() }),
+    fc.record({ intValue: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String) }),
+    fc.record({ doubleValue: fc.double() }),
+    fc.record({ bytesValue: fc.uint8Array({ maxLength: 8 }) }),
+    fc.record({ arrayValue: fc.record({ values: fc.array(tie('anyValue'), { maxLength: 3 }) }) }),
+    fc.record({ kvlistValue: fc.record({ values: fc.array(tie('keyValue'), { maxLength: 3 }) }) }),
+  ),
+  keyValue: fc.record({ key: text, value: tie('anyValue') }, { requiredKeys: ['key'] }),
+}));
+const { health } = fc.letrec<{ health: object }>((tie) => ({
+  health: fc.record(
+    {
+      healthy: fc.boolean(),
+      startTimeUnixNano: u64,
+      lastError: text,
+      status: text,
+      statusTimeUnixNano: u64,
+      componentHealthMap: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant({}),
+        fc.dictionary(text, tie('health'), { maxKeys: 3 }),
+      ),
+    },
+    { requiredKeys: [] },
+  ),
+}));
+const message = fc.record(
+  {
+    instanceUid: fc.uint8Array({ minLength: 16, maxLength: 16 }),
+    sequenceNum: u64,
+    capabilities: u64,
+    flags: u64,
+    agentDescription: fc.record({
+      identifyingAttributes: fc.array(keyValue, { maxLength: 4 }),
+      nonIdentifyingAttributes: fc.array(keyValue, { maxLength: 4 }),
+    }),
+    health,
+    effectiveConfig: fc.option(
+      fc.record({
+        configMap: fc.dictionary(
+          text,
+          fc.record({ body: fc.uint8Array({ maxLength: 64 }), contentType: text }, { requiredKeys: [] }),
+          { maxKeys: 3 },
+        ),
+      }),
+    ),
+    remoteConfigStatus: fc.record(
+      { lastRemoteConfigHash: fc.uint8Array({ maxLength: 8 }), status: fc.nat(3), errorMessage: text },
+      { requiredKeys: [] },
+    ),
+    agentDisconnect: fc.constant({}),
+  },
+  { requiredKeys: [] },
+);
+const encoded = message.map((m) => {
+  const { effectiveConfig, ...rest } = m as { effectiveConfig?: { configMap: object } | null };
+  const config =
+    effectiveConfig === undefined
+      ? {}
+      : { effectiveConfig: effectiveConfig ? { configMap: effectiveConfig } : {} };
+  return encodeAgentToServer({ ...rest, ...config });
+});
+
+describe('the fast AgentToServer decoder', () => {
+  it('reads every message the service reads exactly as protobufjs does', () => {
+    fc.assert(
+      fc.property(encoded, (bytes) => {
+        const fast = readAgentToServer(bytes);
+        const slow = protobufjsDecode(bytes);
+        if (slow instanceof Error) throw slow;
+        if (fast === undefined) return; // gave up (e.g. a "__proto__" map key): protobufjs decides
+        expect(seen(fast)).to.deep.equal(seen(slow));
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it('decodes status reports itself instead of handing them to protobufjs', () => {
+    const report = encodeAgentToServer({
+      instanceUid: new Uint8Array(16).fill(7),
+      sequenceNum: 3,
+      capabilities: 0x2805,
+      health: { healthy: true, componentHealthMap: { 'pipeline:traces': { healthy: true } } },
+      agentDescription: { identifyingAttributes: [{ key: 'service.name', value: { stringValue: 'c' } }] },
+      effectiveConfig: { configMap: { configMap: { '': { body: Buffer.from('a: 1') } } } },
+    });
+    expect(readAgentToServer(report)).not.to.equal(undefined);
+  });
+
+  it('gives up on bytes it does not read exactly as protobufjs does, never differs', () => {
+    const mutated = fc
+      .tuple(encoded, fc.array(fc.tuple(fc.nat(), fc.nat(255)), { minLength: 1, maxLength: 4 }), fc.nat())
+      .map(([bytes, flips, cut]) => {
+        const out = Uint8Array.from(bytes);
+        for (const [i, b] of flips) if (out.length > 0) out[i % out.length] = b;
+        return out.subarray(0, out.length - (cut % 3));
+      });
+    fc.assert(
+      fc.property(mutated, (bytes) => {
+        const fast = readAgentToServer(bytes);
+        if (fast === undefined) return;
+        const slow = protobufjsDecode(bytes);
+        expect(slow).not.to.be.instanceOf(Error);
+        expect(seen(fast)).to.deep.equal(seen(slow as WireAgentToServer));
+      }),
+      { numRuns: runs * 3 },
+    );
+  });
+
+  it('leaves custom messages (the gateway handshake) and package statuses to protobufjs', () => {
+    const connect = encodeAgentToServer({ customMessage: { capability: 'x', type: 'connect' } });
+    const packages = encodeAgentToServer({ packageStatuses: { errorMessage: 'e' } });
+    expect(readAgentToServer(connect)).to.equal(undefined);
+    expect(readAgentToServer(packages)).to.equal(undefined);
+  });
+});

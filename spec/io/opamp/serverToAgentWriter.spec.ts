@@ -1,0 +1,51 @@
+// The fast ServerToAgent encoder against protobufjs: the same bytes for every reply it writes, and
+// protobufjs for every reply it does not.
+
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import type { ServerToAgentFields } from '../../../src/io/opamp/codec.ts';
+import { writeServerToAgent } from '../../../src/io/opamp/serverToAgentWriter.ts';
+
+const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
+const ServerToAgent = protobuf.loadSync(protoFile).lookupType('opamp.proto.v1.ServerToAgent');
+const protobufjsEncode = (fields: ServerToAgentFields) =>
+  Buffer.from(ServerToAgent.encode(ServerToAgent.create(fields)).finish());
+
+const replies = fc.record(
+  {
+    instanceUid: fc.uint8Array({ maxLength: 26 }),
+    flags: fc.integer({ min: 0, max: 0xffffffff }),
+    capabilities: fc.integer({ min: 0, max: 0xffffffff }),
+    customCapabilities: fc.record({
+      capabilities: fc.array(fc.string({ unit: 'binary' }), { maxLength: 3 }),
+    }),
+  },
+  { requiredKeys: ['instanceUid'] },
+);
+
+describe('the fast ServerToAgent encoder', () => {
+  it('writes the bytes protobufjs writes for every usual reply', () => {
+    fc.assert(
+      fc.property(replies, (fields) => {
+        const fast = writeServerToAgent(fields);
+        expect(fast, 'fast path taken').not.to.equal(undefined);
+        expect(Buffer.from(fast!).toString('hex')).to.equal(protobufjsEncode(fields).toString('hex'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves every other field to protobufjs', () => {
+    const uid = new Uint8Array(16);
+    expect(writeServerToAgent({ instanceUid: uid, errorResponse: { type: 1, errorMessage: 'x' } })).to.equal(
+      undefined,
+    );
+    expect(writeServerToAgent({ instanceUid: uid, agentIdentification: { newInstanceUid: uid } })).to.equal(
+      undefined,
+    );
+    const later = { instanceUid: uid, remoteConfig: { configHash: uid } } as ServerToAgentFields;
+    expect(writeServerToAgent(later)).to.equal(undefined);
+  });
+});

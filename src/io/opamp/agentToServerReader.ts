@@ -1,0 +1,211 @@
+// The fast path of AgentToServer decoding: the fields the service reads, straight from the bytes into
+// the WireAgentToServer shape, without protobufjs's message classes, Long objects or reflection.
+// Conservative on purpose: whatever it does not decode exactly as protobufjs would (a field it does
+// not read, a wire type that does not match, invalid UTF-8, a repeated singular message, which
+// protobufjs merges, a second member of a oneof, deep nesting, truncation) makes it give up, and
+// codec.ts decodes the message with protobufjs, which then decides, and throws on malformed input.
+// A new field the service reads must be added here or it is decoded by protobufjs alone (slower,
+// never wrong). spec/io/opamp/agentToServerReader.spec.ts holds both decoders to the same results.
+
+import { keyValue, maxDepth } from './anyValueReader.ts';
+import type { WireAgentToServer, WireComponentHealth, WireKeyValue } from './codec.ts';
+import { giveUp, Reader } from './protoReader.ts';
+
+const noBytes: Uint8Array = new Uint8Array(0);
+/** Shared by every health without components; replaced by a fresh object at the first entry. */
+const noComponents: Record<string, WireComponentHealth> = Object.freeze({});
+
+// Each reader below starts at a length-delimited sub-message and reads it whole.
+
+/** A map key that protobufjs would store differently on a plain object. */
+function checkMapKey(key: string | undefined): string {
+  if (key === undefined || key === '__proto__') throw giveUp;
+  return key;
+}
+
+function health(r: Reader, depth: number): WireComponentHealth {
+  if (depth > maxDepth) throw giveUp;
+  const outer = r.enter();
+  const h: WireComponentHealth = {
+    healthy: false,
+    startTimeUnixNano: 0n,
+    lastError: '',
+    status: '',
+    statusTimeUnixNano: 0n,
+    componentHealthMap: noComponents,
+  };
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    switch (tag) {
+      case 0x08:
+        h.healthy = r.uint64() !== 0n;
+        break;
+      case 0x11:
+        h.startTimeUnixNano = r.fixed64();
+        break;
+      case 0x1a:
+        h.lastError = r.string();
+        break;
+      case 0x22:
+        h.status = r.string();
+        break;
+      case 0x29:
+        h.statusTimeUnixNano = r.fixed64();
+        break;
+      case 0x32: {
+        // map<string, ComponentHealth> entry {1: key, 2: value}; both must be there.
+        const entryOuter = r.enter();
+        let key: string | undefined;
+        let child: WireComponentHealth | undefined;
+        while (r.pos < r.end) {
+          const entryTag = r.uint32();
+          if (entryTag === 0x0a) key = r.string();
+          else if (entryTag === 0x12 && child === undefined) child = health(r, depth + 1);
+          else throw giveUp;
+        }
+        r.leave(entryOuter);
+        if (child === undefined) throw giveUp;
+        if (h.componentHealthMap === noComponents) h.componentHealthMap = {};
+        h.componentHealthMap[checkMapKey(key)] = child;
+        break;
+      }
+      default:
+        throw giveUp;
+    }
+  }
+  r.leave(outer);
+  return h;
+}
+
+type ConfigFiles = Record<string, { body: Uint8Array; contentType: string }>;
+
+/** AgentConfigMap.config_map entry {1: key, 2: AgentConfigFile {1: body, 2: content_type}}. */
+function configEntry(r: Reader, files: ConfigFiles): void {
+  const outer = r.enter();
+  let key: string | undefined;
+  let file: { body: Uint8Array; contentType: string } | undefined;
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    if (tag === 0x0a) key = r.string();
+    else if (tag === 0x12 && file === undefined) {
+      const fileOuter = r.enter();
+      file = { body: noBytes, contentType: '' };
+      while (r.pos < r.end) {
+        const fileTag = r.uint32();
+        if (fileTag === 0x0a) file.body = r.bytes();
+        else if (fileTag === 0x12) file.contentType = r.string();
+        else throw giveUp;
+      }
+      r.leave(fileOuter);
+    } else throw giveUp;
+  }
+  r.leave(outer);
+  if (file === undefined) throw giveUp;
+  files[checkMapKey(key)] = file;
+}
+
+function effectiveConfig(r: Reader): NonNullable<WireAgentToServer['effectiveConfig']> {
+  const outer = r.enter();
+  let files: ConfigFiles | undefined;
+  while (r.pos < r.end) {
+    if (r.uint32() !== 0x0a || files !== undefined) throw giveUp;
+    files = {};
+    const mapOuter = r.enter();
+    while (r.pos < r.end) {
+      if (r.uint32() !== 0x0a) throw giveUp;
+      configEntry(r, files);
+    }
+    r.leave(mapOuter);
+  }
+  r.leave(outer);
+  return files === undefined ? {} : { configMap: { configMap: files } };
+}
+
+function remoteConfigStatus(r: Reader): NonNullable<WireAgentToServer['remoteConfigStatus']> {
+  const outer = r.enter();
+  const s: NonNullable<WireAgentToServer['remoteConfigStatus']> = {
+    lastRemoteConfigHash: noBytes,
+    status: 0,
+    errorMessage: '',
+  };
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    if (tag === 0x0a) s.lastRemoteConfigHash = r.bytes();
+    else if (tag === 0x10) {
+      s.status = r.uint32();
+      if (s.status > 0x7fffffff) throw giveUp;
+    } else if (tag === 0x1a) s.errorMessage = r.string();
+    else throw giveUp;
+  }
+  r.leave(outer);
+  return s;
+}
+
+function description(r: Reader): NonNullable<WireAgentToServer['agentDescription']> {
+  const outer = r.enter();
+  const d = { identifyingAttributes: [] as WireKeyValue[], nonIdentifyingAttributes: [] as WireKeyValue[] };
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    if (tag === 0x0a) d.identifyingAttributes.push(keyValue(r, 0));
+    else if (tag === 0x12) d.nonIdentifyingAttributes.push(keyValue(r, 0));
+    else throw giveUp;
+  }
+  r.leave(outer);
+  return d;
+}
+
+function agentToServer(r: Reader): WireAgentToServer {
+  const msg: WireAgentToServer = { instanceUid: noBytes, sequenceNum: 0n, capabilities: 0n, flags: 0n };
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    switch (tag) {
+      case 0x0a:
+        msg.instanceUid = r.bytes();
+        break;
+      case 0x10:
+        msg.sequenceNum = r.uint64();
+        break;
+      case 0x1a:
+        if (msg.agentDescription != null) throw giveUp;
+        msg.agentDescription = description(r);
+        break;
+      case 0x20:
+        msg.capabilities = r.uint64();
+        break;
+      case 0x2a:
+        if (msg.health != null) throw giveUp;
+        msg.health = health(r, 0);
+        break;
+      case 0x32:
+        if (msg.effectiveConfig != null) throw giveUp;
+        msg.effectiveConfig = effectiveConfig(r);
+        break;
+      case 0x3a:
+        if (msg.remoteConfigStatus != null) throw giveUp;
+        msg.remoteConfigStatus = remoteConfigStatus(r);
+        break;
+      case 0x4a:
+        // AgentDisconnect is empty: its presence is the signal.
+        if (r.uint32() !== 0) throw giveUp;
+        msg.agentDisconnect = {};
+        break;
+      case 0x50:
+        msg.flags = r.uint64();
+        break;
+      default:
+        throw giveUp;
+    }
+  }
+  return msg;
+}
+
+/** The decoded message, or undefined when protobufjs must decode it (see the file comment). */
+export function readAgentToServer(bytes: Uint8Array): WireAgentToServer | undefined {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  try {
+    return agentToServer(new Reader(buf, 0, buf.length));
+  } catch (error) {
+    if (error === giveUp) return undefined;
+    throw error;
+  }
+}

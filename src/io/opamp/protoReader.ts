@@ -1,0 +1,157 @@
+// Reading protobuf wire bytes for the fast AgentToServer decoder (agentToServerReader.ts): varints,
+// fixed64, length-delimited fields and UTF-8 text, over a Buffer. Whatever is out of the ordinary
+// (truncation, a varint too long, invalid UTF-8) throws `giveUp`, the one signal that protobufjs must
+// decode the message instead.
+
+import { isUtf8 } from 'node:buffer';
+
+/** Thrown inside, caught by readAgentToServer: "let protobufjs decode this one". One instance, so giving up costs no stack capture. */
+class GiveUp extends Error {}
+export const giveUp = new GiveUp('let protobufjs decode this message');
+const scratch64 = new BigUint64Array(1);
+const scratchBytes = new Uint8Array(scratch64.buffer);
+
+// Short ASCII strings repeat from message to message and from agent to agent (attribute keys and
+// values, component names, status texts): the last string seen in each slot of a small table, keyed
+// by an FNV-1a hash of its bytes, is handed out again when the bytes match. It saves building and
+// collecting a string per field, and agents' records share one copy of each repeated value.
+const internMaxLength = 64;
+const internMask = 4095;
+const internTable: (string | undefined)[] = new Array<string | undefined>(internMask + 1).fill(undefined);
+
+function interned(buf: Buffer, pos: number, end: number, slot: number): string {
+  const known = internTable[slot];
+  if (known !== undefined && known.length === end - pos) {
+    let same = true;
+    for (let i = 0; i < known.length; i++) {
+      if (known.charCodeAt(i) !== buf[pos + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return known;
+  }
+  const text = buf.toString('latin1', pos, end);
+  internTable[slot] = text;
+  return text;
+}
+
+function isAscii(buf: Buffer, pos: number, end: number): boolean {
+  for (let i = pos; i < end; i++) if (buf[i]! >= 0x80) return false;
+  return true;
+}
+
+export class Reader {
+  readonly buf: Buffer;
+  pos: number;
+  end: number;
+  constructor(buf: Buffer, pos: number, end: number) {
+    this.buf = buf;
+    this.pos = pos;
+    this.end = end;
+  }
+
+  /** A varint that fits 32 bits (tags, lengths, enums); most are one byte. */
+  uint32(): number {
+    const { buf } = this;
+    if (this.pos < this.end && buf[this.pos]! < 0x80) return buf[this.pos++]!;
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      if (this.pos >= this.end) throw giveUp;
+      const b = buf[this.pos++]!;
+      value += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) {
+        if (value > 0xffffffff) throw giveUp;
+        return value;
+      }
+    }
+    throw giveUp;
+  }
+
+  /** An unsigned 64-bit varint, exact. */
+  uint64(): bigint {
+    const { buf } = this;
+    let low = 0;
+    for (let shift = 0; shift < 49; shift += 7) {
+      if (this.pos >= this.end) throw giveUp;
+      const b = buf[this.pos++]!;
+      low += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return BigInt(low);
+    }
+    let value = BigInt(low);
+    for (let shift = 49n; shift < 70n; shift += 7n) {
+      if (this.pos >= this.end) throw giveUp;
+      const b = buf[this.pos++]!;
+      value |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return BigInt.asUintN(64, value);
+    }
+    throw giveUp;
+  }
+
+  /** One BigInt allocated (Buffer#readBigUInt64LE builds four). */
+  fixed64(): bigint {
+    if (this.pos + 8 > this.end) throw giveUp;
+    for (let i = 0; i < 8; i++) scratchBytes[i] = this.buf[this.pos + i]!;
+    this.pos += 8;
+    return scratch64[0]!;
+  }
+
+  double(): number {
+    if (this.pos + 8 > this.end) throw giveUp;
+    const value = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return value;
+  }
+
+  /** The end of a length-delimited field that starts here. */
+  delimited(): number {
+    const length = this.uint32();
+    const end = this.pos + length;
+    if (end > this.end) throw giveUp;
+    return end;
+  }
+
+  bytes(): Uint8Array {
+    const end = this.delimited();
+    const value = this.buf.subarray(this.pos, end);
+    this.pos = end;
+    return value;
+  }
+
+  /** UTF-8 text, rejected (given up) when invalid, as protobufjs's strict reading rejects it. */
+  string(): string {
+    const end = this.delimited();
+    const { buf, pos } = this;
+    this.pos = end;
+    if (end - pos <= internMaxLength) {
+      let hash = 0x811c9dc5;
+      let ascii = true;
+      for (let i = pos; i < end; i++) {
+        const b = buf[i]!;
+        if (b >= 0x80) {
+          ascii = false;
+          break;
+        }
+        hash = Math.imul(hash ^ b, 0x01000193);
+      }
+      if (ascii) return interned(buf, pos, end, (hash >>> 0) & internMask);
+    } else if (isAscii(buf, pos, end)) return buf.toString('latin1', pos, end);
+    const text = buf.toString('utf8', pos, end);
+    // Invalid sequences decode to U+FFFD; a valid one yields U+FFFD only from its own EF BF BD bytes.
+    if (text.includes('\ufffd') && !isUtf8(buf.subarray(pos, end))) throw giveUp;
+    return text;
+  }
+
+  /** Enters a sub-message: limits the reader to it and returns the outer limit for leave(). */
+  enter(): number {
+    const end = this.delimited();
+    const outer = this.end;
+    this.end = end;
+    return outer;
+  }
+
+  leave(outer: number): void {
+    if (this.pos !== this.end) throw giveUp;
+    this.end = outer;
+  }
+}

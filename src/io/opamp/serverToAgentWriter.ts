@@ -1,0 +1,88 @@
+// The fast path of ServerToAgent encoding, for the replies the service sends on every message:
+// instance_uid, flags, capabilities and custom capabilities, written straight into one buffer
+// without protobufjs's message instance and writer operations. Byte for byte what protobufjs writes
+// for the same fields: in field order, leaving out an empty instance_uid and zero flags or
+// capabilities, writing a custom_capabilities message whenever it is set.
+// Any other field, or a value it does not expect, leaves the reply to protobufjs (codec.ts), so a
+// field added to ServerToAgentFields is never dropped here. spec/io/opamp/serverToAgentWriter.spec.ts
+// compares both encoders.
+
+import type { ServerToAgentFields } from './codec.ts';
+
+const fastFields = new Set<string>(['instanceUid', 'flags', 'capabilities', 'customCapabilities']);
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n > 0x7f) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(out: Buffer, at: number, n: number): number {
+  while (n > 0x7f) {
+    out[at++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[at++] = n;
+  return at;
+}
+
+const isSmallUint = (n: unknown): n is number =>
+  typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= 0xffffffff;
+
+/** The encoded reply, or undefined when protobufjs must encode it. */
+export function writeServerToAgent(fields: ServerToAgentFields): Uint8Array | undefined {
+  for (const key in fields) if (!fastFields.has(key)) return undefined;
+  const { instanceUid, flags, capabilities, customCapabilities } = fields;
+  if (!(instanceUid instanceof Uint8Array)) return undefined;
+  if (flags != null && !isSmallUint(flags)) return undefined;
+  if (capabilities != null && !isSmallUint(capabilities)) return undefined;
+  const uidSize = instanceUid.length > 0 ? 1 + varintSize(instanceUid.length) + instanceUid.length : 0;
+  const flagsSize = flags ? 1 + varintSize(flags) : 0;
+  const capabilitiesSize = capabilities ? 1 + varintSize(capabilities) : 0;
+  let custom: string[] | undefined;
+  let customSize = 0;
+  if (customCapabilities != null) {
+    for (const key in customCapabilities) if (key !== 'capabilities') return undefined;
+    custom = customCapabilities.capabilities;
+    if (!Array.isArray(custom)) return undefined;
+    for (const name of custom) {
+      if (typeof name !== 'string') return undefined;
+      const length = Buffer.byteLength(name);
+      customSize += 1 + varintSize(length) + length;
+    }
+  }
+  const size =
+    uidSize +
+    flagsSize +
+    capabilitiesSize +
+    (custom !== undefined ? 1 + varintSize(customSize) + customSize : 0);
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  if (uidSize > 0) {
+    out[at++] = 0x0a;
+    at = writeVarint(out, at, instanceUid.length);
+    out.set(instanceUid, at);
+    at += instanceUid.length;
+  }
+  if (flags) {
+    out[at++] = 0x30;
+    at = writeVarint(out, at, flags);
+  }
+  if (capabilities) {
+    out[at++] = 0x38;
+    at = writeVarint(out, at, capabilities);
+  }
+  if (custom !== undefined) {
+    out[at++] = 0x52;
+    at = writeVarint(out, at, customSize);
+    for (const name of custom) {
+      out[at++] = 0x0a;
+      at = writeVarint(out, at, Buffer.byteLength(name));
+      at += out.write(name, at);
+    }
+  }
+  return out;
+}
