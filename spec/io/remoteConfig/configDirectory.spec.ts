@@ -95,6 +95,16 @@ describe('remote config files', () => {
       expect(await source.list()).to.deep.equal([]);
     });
 
+    it('answers a scan asked for during another one only after a scan that started later', async () => {
+      const first = source.scan();
+      writeFileSync(join(dir, 'more.yaml'), yaml('env=staging', 'b: 1'));
+      const second = source.scan();
+      expect(source.scan(), 'requests made meanwhile share the follow-up scan').to.equal(second);
+      await second;
+      expect((await source.list()).map((s) => s.name)).to.deep.equal(['base', 'more']);
+      await first;
+    });
+
     it('notices a change on its own (file-system notices or the periodic rescan)', async () => {
       writeFileSync(join(dir, 'more.yaml'), yaml('env=staging', 'b: 1'));
       await eventually(() => Promise.resolve(events.length === 2), 'the new file to be read');

@@ -61,7 +61,7 @@ export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirector
   const files = new Map<string, FileState>();
   const problems = new Map<string, ConfigProblem>();
   let scanning: Promise<void> | undefined;
-  let again = false;
+  let next: Promise<void> | undefined;
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   let debounce: NodeJS.Timeout | undefined;
@@ -132,24 +132,27 @@ export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirector
     for (const name of [...problems.keys()]) if (!names.has(name)) problems.delete(name);
   }
 
-  /** Guarded: never two scans at once; a request during a scan runs one more right after. */
+  /**
+   * Guarded: never two scans at once. A request during a scan gets one more scan right after it
+   * (shared by every request made meanwhile) and resolves when that one is done, so a caller always
+   * waits for a scan that started after its call.
+   */
   function scan(): Promise<void> {
-    if (scanning !== undefined) {
-      again = true;
+    if (scanning === undefined) {
+      scanning = scanOnce()
+        .catch((error: unknown) =>
+          logger.error({ err: error, dir }, 'remote config directory could not be read'),
+        )
+        .finally(() => {
+          scanning = undefined;
+        });
       return scanning;
     }
-    scanning = scanOnce()
-      .catch((error: unknown) =>
-        logger.error({ err: error, dir }, 'remote config directory could not be read'),
-      )
-      .finally(() => {
-        scanning = undefined;
-        if (again) {
-          again = false;
-          void scan();
-        }
-      });
-    return scanning;
+    next ??= scanning.then(() => {
+      next = undefined;
+      return scan();
+    });
+    return next;
   }
 
   const unknownName = (name: string): WriteOutcome => ({
