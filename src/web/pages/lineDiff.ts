@@ -3,7 +3,12 @@
 // comparison itself is jsdiff's (Myers); bodies that differ too much to compare cheaply are refused
 // rather than computed, so one page view cannot hold the event loop for long. Pure.
 
-import { structuredPatch } from 'diff';
+import { createRequire } from 'node:module';
+import type * as Jsdiff from 'diff';
+
+/** jsdiff is loaded at the first diff shown, not with the service (most never show one). */
+const load = createRequire(import.meta.url);
+let jsdiff: typeof Jsdiff | undefined;
 
 export type DiffRowKind = 'hunk' | 'add' | 'del' | 'ctx' | 'note';
 
@@ -69,7 +74,8 @@ function hunkRows(hunk: {
 
 export function lineDiff(from: string, to: string, options: LineDiffOptions = {}): LineDiff {
   const limits = { ...defaultDiffLimits, ...options };
-  const patch = structuredPatch('', '', from, to, undefined, undefined, {
+  jsdiff ??= load('diff') as typeof Jsdiff;
+  const patch = jsdiff.structuredPatch('', '', from, to, undefined, undefined, {
     context: limits.context,
     maxEditLength: limits.maxEditLength,
     timeout: limits.timeoutMs,
