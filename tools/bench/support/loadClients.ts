@@ -30,6 +30,12 @@ function open(url: URL, index: number, localAddresses: readonly string[]): Promi
   });
 }
 
+/**
+ * Closes with a reset (RST), not a FIN: an active close leaves each socket in TIME_WAIT on this side
+ * for a minute, and with tens of thousands of them the kernel's search for a free local port at each
+ * new connect (bound to a source address) takes this process whole seconds, so the next storm's
+ * agents arrived in a trickle and the server's CPU per agent grew with it.
+ */
 function closeAll(sockets: readonly Socket[]): Promise<void> {
   return Promise.all(
     sockets.map(
@@ -37,7 +43,7 @@ function closeAll(sockets: readonly Socket[]): Promise<void> {
         new Promise<void>((resolve) => {
           if (s.destroyed) return resolve();
           s.once('close', () => resolve());
-          s.destroy();
+          s.resetAndDestroy();
         }),
     ),
   ).then(() => undefined);
