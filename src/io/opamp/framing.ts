@@ -11,9 +11,13 @@ export function unframe(frame: Uint8Array): Unframed {
   return { ok: true, payload: frame };
 }
 
-/** Every frame the service sends carries the header. */
-export function frame(payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(payload.length + 1);
+/**
+ * Every frame the service sends carries the header. A Buffer from Node's pool (most replies are a few
+ * dozen bytes), not an ArrayBuffer of its own per reply, and ws sends a Buffer without converting it.
+ */
+export function frame(payload: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(payload.length + 1);
+  out[0] = 0x00;
   out.set(payload, 1);
   return out;
 }
