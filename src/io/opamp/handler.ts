@@ -26,7 +26,7 @@ import {
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
 import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
-import { toInstanceUid } from './instanceUid.ts';
+import { instanceUidBytes, toInstanceUid } from './instanceUid.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
@@ -81,15 +81,13 @@ export interface OpampHandler {
   pushable(): IterableIterator<InstanceUid>;
 }
 
-interface OnlineAgent {
-  readonly connection: OpampConnection;
-  readonly uidBytes: Uint8Array;
-}
-
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   const { bus, registry, now, observer } = deps;
-  /** Agents whose last message came over a WebSocket that is still open, with their raw ids. */
-  const online = new Map<InstanceUid, OnlineAgent>();
+  /**
+   * Agents whose last message came over a WebSocket that is still open, with that connection. Not
+   * their raw ids: a view of a message's bytes would keep the whole read buffer it came in alive.
+   */
+  const online = new Map<InstanceUid, OpampConnection>();
 
   function reject(uidBytes: Uint8Array, error: string): HandleResult {
     observer.messageFailed(error);
@@ -206,10 +204,10 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     if (connection.transport === 'ws') {
       if (message.disconnect) {
         connection.agents.delete(uid);
-        if (online.get(uid)?.connection === connection) online.delete(uid);
-      } else {
+        if (online.get(uid) === connection) online.delete(uid);
+      } else if (online.get(uid) !== connection) {
         connection.agents.add(uid);
-        online.set(uid, { connection, uidBytes });
+        online.set(uid, connection);
       }
     }
     const { head, tail } = compose(connection, uidBytes, decision.reply);
@@ -226,7 +224,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } });
       }
     }
-    for (const uid of connection.agents) if (online.get(uid)?.connection === connection) online.delete(uid);
+    for (const uid of connection.agents) if (online.get(uid) === connection) online.delete(uid);
     connection.agents.clear();
     if (connection.isGateway)
       bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
@@ -234,9 +232,9 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function push(uid: InstanceUid): boolean {
     const target = online.get(uid);
-    if (target === undefined || target.connection.send === undefined) return false;
+    if (target === undefined || target.send === undefined) return false;
     const known = registry.get(uid);
-    if (known === undefined || known.session.connectionId !== target.connection.id) return false;
+    if (known === undefined || known.session.connectionId !== target.id) return false;
     const command = deps.commands?.take(uid);
     const decision =
       command !== undefined
@@ -247,8 +245,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       return false;
     }
     for (const event of decision.events) bus.publish(event);
-    const { head, tail } = compose(target.connection, target.uidBytes, decision.reply);
-    target.connection.send(head, tail);
+    const { head, tail } = compose(target, instanceUidBytes(uid), decision.reply);
+    target.send(head, tail);
     return true;
   }
 

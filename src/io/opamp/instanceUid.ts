@@ -27,7 +27,7 @@ export function toInstanceUid(bytes: Uint8Array): InstanceUid | undefined {
   return undefined;
 }
 
-/** The bytes an agent with this id sends (tools and specs). */
+/** The bytes an agent with this id sends (a pushed reply names the agent with them; tools, specs). */
 export function instanceUidBytes(uid: string): Uint8Array {
   if (uid.length === 26) return new TextEncoder().encode(uid);
   return Uint8Array.from(Buffer.from(uid.replaceAll('-', ''), 'hex'));
