@@ -70,11 +70,21 @@ export function createWsTransport(
 
   function serve(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
     const peer = peerOf(req);
+    // Replies to the frames of one read leave in one write. ws parses a read and emits its messages
+    // synchronously inside its 'data' listener: a listener before it marks the read, the first reply
+    // corks the socket, and a listener after it uncorks. A reply outside a read (a push) is not held.
+    let reading = false;
     let corked = false;
-    const uncork = () => {
-      corked = false;
-      socket.uncork();
-    };
+    socket.prependListener('data', () => {
+      reading = true;
+    });
+    socket.on('data', () => {
+      reading = false;
+      if (corked) {
+        corked = false;
+        socket.uncork();
+      }
+    });
     const connection = createConnection('ws', peer.remoteAddr, peer.tlsSubject);
     connection.send = (message, tail) => sendReply(ws, message, tail);
     sockets.add(ws);
@@ -98,12 +108,9 @@ export function createWsTransport(
       }
       const result = handler.handle(connection, unframed.payload);
       if (result.reply === null || ws.readyState !== ws.OPEN) return;
-      // Replies to the frames of one read leave in one write: cork at the first, uncork after the
-      // read's frames are handled.
-      if (!corked) {
+      if (reading && !corked) {
         corked = true;
         socket.cork();
-        process.nextTick(uncork);
       }
       sendReply(ws, result.reply, result.ok ? result.tail : undefined);
     });
