@@ -9,6 +9,7 @@ import { displayName } from '../views/agentView.ts';
 import { configStateLabels, configStateRank } from './configStateLabels.ts';
 import { agentHref } from './fleetModel.ts';
 import { shortId } from './format.ts';
+import { compareText } from './collate.ts';
 
 export interface ConfigAgentRow {
   readonly uid: string;
@@ -24,8 +25,6 @@ export interface ConfigAgentRow {
   readonly reportedHash: string;
   readonly errorMessage: string;
 }
-
-const byName = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 
 export function configAgentRows(
   name: string,
@@ -57,7 +56,7 @@ export function configAgentRows(
   return rows.sort(
     (a, b) =>
       configStateRank[a.state] - configStateRank[b.state] ||
-      byName.compare(a.name, b.name) ||
+      compareText(a.name, b.name) ||
       (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0),
   );
 }

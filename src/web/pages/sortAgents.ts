@@ -4,6 +4,7 @@
 import { attributeOf, type AgentState } from '../../projections/agent/agentState.ts';
 import { displayName } from '../views/agentView.ts';
 import { agentStatus, statusRank } from './agentStatus.ts';
+import { compareText } from './collate.ts';
 
 export const sortKeys = ['status', 'name', 'version', 'via', 'transport', 'last_seen', 'instance'] as const;
 export type SortKey = (typeof sortKeys)[number];
@@ -19,19 +20,18 @@ export const defaultSort: Sort = { key: 'instance', order: 'asc' };
 
 export const isSortKey = (text: string): text is SortKey => (sortKeys as readonly string[]).includes(text);
 
-const text = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 const byUid = (a: AgentState, b: AgentState): number => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
 
 type Compare = (a: AgentState, b: AgentState) => number;
 
 const comparators: Readonly<Record<SortKey, Compare>> = {
   status: (a, b) => statusRank[agentStatus(a)] - statusRank[agentStatus(b)],
-  name: (a, b) => text.compare(displayName(a), displayName(b)),
+  name: (a, b) => compareText(displayName(a), displayName(b)),
   // Numeric collation orders 1.10.0 after 1.9.2; agents without a version sort first ascending.
   version: (a, b) =>
-    text.compare(attributeOf(a, 'service.version') ?? '', attributeOf(b, 'service.version') ?? ''),
+    compareText(attributeOf(a, 'service.version') ?? '', attributeOf(b, 'service.version') ?? ''),
   via: (a, b) => Number(a.session.viaGateway) - Number(b.session.viaGateway),
-  transport: (a, b) => text.compare(a.session.transport, b.session.transport),
+  transport: (a, b) => compareText(a.session.transport, b.session.transport),
   last_seen: (a, b) => a.lastSeen - b.lastSeen,
   instance: () => 0,
 };
