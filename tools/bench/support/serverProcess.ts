@@ -1,9 +1,10 @@
-// Servers under test, each in its own process: this service (`node src/main.ts -config FILE`, the
-// same as `npx node src/main.ts -config FILE` without npx's wrapper process, so the PID measured is
-// the server's), or one of the bare baselines in tools/bench/bare/. Every listener is on 127.0.0.1.
+// Servers under test, each in its own process: this service (started as `npm start -- -config FILE`
+// starts it, from package.json's start script, but without npm's and the shell's processes, so the
+// PID measured is the server's), or one of the bare baselines in tools/bench/bare/. Every listener is
+// on 127.0.0.1.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -56,6 +57,28 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
+/**
+ * package.json's start script, `[NAME=value ...] node [flag ...] src/main.ts`, as environment and
+ * arguments: the benchmarks run the service exactly as `npm start` does.
+ */
+export function startCommand(): { env: Record<string, string>; args: string[] } {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let i = 0;
+  for (; /^[A-Z_][A-Z0-9_]*=/.test(words[i] ?? ''); i++) {
+    const at = words[i]!.indexOf('=');
+    env[words[i]!.slice(0, at)] = words[i]!.slice(at + 1);
+  }
+  if (words[i] !== 'node' || words.at(-1) !== 'src/main.ts')
+    throw new Error(
+      `the start script is not [NAME=value ...] node [flag ...] src/main.ts: ${pkg.scripts.start}`,
+    );
+  return { env, args: words.slice(i + 1) };
+}
+
 /** Starts the service with `config` (YAML keys as an object) merged over bench defaults. */
 export async function startService(
   dir: string,
@@ -70,8 +93,10 @@ export async function startService(
   };
   // JSON is YAML: the config loader reads it as it is.
   writeFileSync(file, JSON.stringify({ ...base, ...config }));
-  const child = spawn(process.execPath, [join(repoRoot, 'src/main.ts'), '-config', file], {
+  const start = startCommand();
+  const child = spawn(process.execPath, [...start.args, '-config', file], {
     cwd: repoRoot,
+    env: { ...process.env, ...start.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const urls = await waitForLine(
