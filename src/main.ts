@@ -6,6 +6,7 @@ import { createApp } from './app.ts';
 import { readStringFlags } from './io/config/commandLine.ts';
 import { ConfigError, loadConfig } from './io/config/loadConfig.ts';
 import { createLogger } from './io/logger.ts';
+import { releaseStartupGarbage } from './io/startupGarbage.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     logger.error({ err: error }, 'could not start');
     process.exit(1);
   }
+  releaseStartupGarbage();
 }
 
 await main();
