@@ -4,15 +4,15 @@
 // next heartbeat.
 
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
 import { agentMessage, description, newUid, WsAgent, type ServerToAgent } from '../support/agentClient.ts';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.ts';
 import { eventually } from './eventually.ts';
 import { startReplica, type Replica } from './replica.ts';
+import { apiToken } from '../support/apiTokens.ts';
 
 const token = 'replica-spec-admin';
 const auth = {
-  api_tokens: [{ name: 'spec', sha256: createHash('sha256').update(token).digest('hex'), role: 'admin' }],
+  api_tokens: [apiToken('spec', token, 'admin')],
 };
 const capabilities = 0x1 | 0x2 | 0x1000; // ReportsStatus | AcceptsRemoteConfig | ReportsRemoteConfig
 const hexOf = (m: ServerToAgent) => Buffer.from(m.remoteConfig?.configHash ?? []).toString('hex');

@@ -4,17 +4,17 @@
 // more, and the API refuses what it must.
 
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
 import type { App } from '../../../src/app.ts';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { createFleet, type Fleet, type FleetOptions } from '../../../tools/simulate/fleet.ts';
 import { eventually } from '../eventually.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
+import { apiToken } from '../../support/apiTokens.ts';
 
 const token = 'jobs-spec-admin';
 const auth = {
-  api_tokens: [{ name: 'operator', sha256: createHash('sha256').update(token).digest('hex'), role: 'admin' }],
+  api_tokens: [apiToken('operator', token, 'admin')],
 };
 const fleetOptions: Omit<FleetOptions, 'url'> = {
   agents: 12,

@@ -3,15 +3,15 @@
 // others finish it.
 
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
 import { createFleet, type Fleet, type FleetOptions } from '../../../tools/simulate/fleet.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { eventually } from '../eventually.ts';
 import { startReplica, type Replica } from '../replica.ts';
+import { apiToken } from '../../support/apiTokens.ts';
 
 const token = 'replica-jobs-admin';
 const auth = {
-  api_tokens: [{ name: 'operator', sha256: createHash('sha256').update(token).digest('hex'), role: 'admin' }],
+  api_tokens: [apiToken('operator', token, 'admin')],
 };
 const fleetOptions: Omit<FleetOptions, 'url'> = {
   agents: 6,

@@ -2,7 +2,6 @@
 // preconditions, drafts, restore, delete, preview, validation and who may write.
 
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,14 +11,11 @@ import { agentMessage, description, newUid, WsAgent } from '../../support/agentC
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
 import { errorOf, request, type ApiResponse } from './apiClient.ts';
+import { apiToken } from '../../support/apiTokens.ts';
 
 const adminToken = 'admin-secret-token';
 const viewerToken = 'viewer-secret-token';
-const sha = (t: string) => createHash('sha256').update(t).digest('hex');
-const tokens = [
-  { name: 'ci-admin', sha256: sha(adminToken), role: 'admin' },
-  { name: 'dashboard', sha256: sha(viewerToken), role: 'viewer' },
-];
+const tokens = [apiToken('ci-admin', adminToken, 'admin'), apiToken('dashboard', viewerToken, 'viewer')];
 const AcceptsRemoteConfig = 0x2;
 
 type Json = Record<string, unknown>;

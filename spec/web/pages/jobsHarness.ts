@@ -4,16 +4,15 @@
 // whose gate pauses it).
 
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
 import type { App } from '../../../src/app.ts';
 import { createFleet, type Fleet, type FleetOptions } from '../../../tools/simulate/fleet.ts';
 import { eventually } from '../../persistence/eventually.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
+import { apiToken } from '../../support/apiTokens.ts';
 
 export const adminToken = 'jobs-pages-admin';
 export const viewerToken = 'jobs-pages-viewer';
-const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const fleetDefaults: Omit<FleetOptions, 'url'> = {
   agents: 6,
@@ -58,10 +57,7 @@ export interface JobsServiceOptions {
 export async function startJobsService(options: JobsServiceOptions = {}): Promise<JobsService> {
   const db: TestDatabase = await createTestDatabase();
   const auth = {
-    api_tokens: [
-      { name: 'operator', sha256: sha(adminToken), role: 'admin' },
-      { name: 'watcher', sha256: sha(viewerToken), role: 'viewer' },
-    ],
+    api_tokens: [apiToken('operator', adminToken, 'admin'), apiToken('watcher', viewerToken, 'viewer')],
     ...(options.config?.auth as Json | undefined),
   };
   const app = await startApp({

@@ -33,9 +33,8 @@ import {
 } from './jobAgentsSql.ts';
 import { jobsChannel } from './jobSql.ts';
 
-export interface JobAgentsDeps {
-  readonly pool: pg.Pool;
-  readonly notifications: Notifications;
+/** What the job agents need from the OpAMP side and the registry (bound by the composition root). */
+export interface JobAgentPorts {
   readonly events$: Observable<FleetEvent>;
   readonly publish: (event: FleetEvent) => void;
   /** This replica's registry: an agent connected in it is held here. */
@@ -45,6 +44,11 @@ export interface JobAgentsDeps {
   readonly deliver: (uid: InstanceUid) => void;
   /** Withdraws a claimed command that has not gone out. */
   readonly withdraw: (uid: InstanceUid) => void;
+}
+
+export interface JobAgentsDeps extends JobAgentPorts {
+  readonly pool: pg.Pool;
+  readonly notifications: Notifications;
   readonly requestStep: (jobId: string) => Promise<void>;
   readonly now: () => number;
   readonly logger: Logger;

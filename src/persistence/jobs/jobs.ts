@@ -5,29 +5,16 @@
 
 import type { PgBoss } from 'pg-boss';
 import type pg from 'pg';
-import type { Observable } from 'rxjs';
-import type { FleetEvent } from '../../events/fleetEvent.ts';
-import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { ActionSettings } from '../../projections/jobs/jobActions.ts';
-import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import type { Notifications } from '../database/notifications.ts';
-import { createJobAgents, type JobAgents } from './jobAgents.ts';
+import { createJobAgents, type JobAgentPorts, type JobAgents } from './jobAgents.ts';
 import { createJobStepper } from './jobStepper.ts';
 import type { Job, JobControl, JobStore, TargetCandidate } from './jobStore.ts';
 import { createPgJobStore } from './pgJobStore.ts';
 
 /** What jobs need from the rest of the service. */
-export interface JobPorts {
-  readonly events$: Observable<FleetEvent>;
-  readonly publish: (event: FleetEvent) => void;
-  /** An agent in this replica's registry (held here when connected). */
-  readonly agentHere: (uid: InstanceUid) => AgentState | undefined;
-  readonly desiredFor: (agent: AgentState) => DesiredConfig | undefined;
-  /** Hands a claimed restart command to the OpAMP side; withdraw takes back one not sent yet. */
-  readonly deliver: (uid: InstanceUid) => void;
-  readonly withdraw: (uid: InstanceUid) => void;
+export interface JobPorts extends JobAgentPorts {
   /** The job's targets now: its filter over the fleet, narrowed and checked for the action. */
   readonly resolveTargets: (job: Job, settings: ActionSettings) => Promise<TargetCandidate[]>;
 }
