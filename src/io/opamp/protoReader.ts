@@ -3,7 +3,7 @@
 // (truncation, a varint too long, invalid UTF-8) throws `giveUp`, the one signal that protobufjs must
 // decode the message instead.
 
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 
 /** Thrown inside, caught by readAgentToServer: "let protobufjs decode this one". One instance, so giving up costs no stack capture. */
 class GiveUp extends Error {}
@@ -34,11 +34,6 @@ function interned(buf: Buffer, pos: number, end: number, slot: number): string {
   const text = buf.toString('latin1', pos, end);
   internTable[slot] = text;
   return text;
-}
-
-function isAscii(buf: Buffer, pos: number, end: number): boolean {
-  for (let i = pos; i < end; i++) if (buf[i]! >= 0x80) return false;
-  return true;
 }
 
 export class Reader {
@@ -135,7 +130,7 @@ export class Reader {
         hash = Math.imul(hash ^ b, 0x01000193);
       }
       if (ascii) return interned(buf, pos, end, (hash >>> 0) & internMask);
-    } else if (isAscii(buf, pos, end)) return buf.toString('latin1', pos, end);
+    } else if (isAscii(buf.subarray(pos, end))) return buf.toString('latin1', pos, end);
     const text = buf.toString('utf8', pos, end);
     // Invalid sequences decode to U+FFFD; a valid one yields U+FFFD only from its own EF BF BD bytes.
     if (text.includes('\ufffd') && !isUtf8(buf.subarray(pos, end))) throw giveUp;
