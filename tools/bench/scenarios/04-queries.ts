@@ -3,13 +3,14 @@
 // realistic mix of statusMix.ts: health, 1 KiB effective config, description), new agents register
 // and go silent, and the sweep disconnects and evicts agents. After a warm-up long enough for
 // evictions to be under way, each run times sequential GET /api/agents (unfiltered, a boolean filter,
-// one regex matcher) and /metrics/fleet scrapes: p50 and p99.
+// one regex matcher) and /metrics/fleet scrapes: p50 and p99. The fleet and its churn run in a worker
+// thread (support/churnWorker.ts), so that their garbage collections do not delay the timed requests.
 
 import type { BenchContext, ResultRow, Scenario } from '../scenario.ts';
-import { createHttpPool, type HttpPool } from '../support/loadClients.ts';
+import { Worker } from 'node:worker_threads';
+import type { ChurnReport, ChurnRequest, ChurnSettings } from '../support/churnWorker.ts';
 import { median, percentile, round, sleep } from '../support/numbers.ts';
 import type { ServerProcess } from '../support/serverProcess.ts';
-import { createLoadAgent, type LoadAgent } from '../support/statusMix.ts';
 
 /**
  * Sequential requests. A request that fails at the connection level (a keep-alive connection the
@@ -44,24 +45,32 @@ async function fleetCounter(server: ServerProcess, name: string): Promise<number
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 }
 
-/** Churn: `changesPerSecond` reports from the fleet (round-robin) and `newPerSecond` new agents. */
-function startChurn(pool: HttpPool, fleet: LoadAgent[], changesPerSecond: number, newPerSecond: number) {
-  const tickMs = 100;
-  const counts = { changes: 0, registrations: 0, errors: 0 };
-  let next = 0;
-  let debt = { changes: 0, registrations: 0 };
-  const send = (body: Uint8Array, kind: 'changes' | 'registrations') =>
-    void pool.post(body).then((status) => (status === 200 ? counts[kind]++ : counts.errors++));
-  const timer = setInterval(() => {
-    debt = {
-      changes: debt.changes + (changesPerSecond * tickMs) / 1000,
-      registrations: debt.registrations + (newPerSecond * tickMs) / 1000,
-    };
-    for (; debt.changes >= 1; debt.changes--) send(fleet[next++ % fleet.length]!.next(), 'changes');
-    for (; debt.registrations >= 1; debt.registrations--)
-      send(createLoadAgent(fleet.length + counts.registrations, 'realistic').first(), 'registrations');
-  }, tickMs);
-  return { counts, stop: () => clearInterval(timer) };
+/** The fleet and its churn in a worker thread (support/churnWorker.ts). */
+async function startChurn(settings: ChurnSettings) {
+  const worker = new Worker(new URL('../support/churnWorker.ts', import.meta.url), { workerData: settings });
+  const reports: ((report: ChurnReport) => void)[] = [];
+  worker.on('message', (report: ChurnReport) => reports.shift()?.(report));
+  const ask = <T extends ChurnReport['type']>(type: T, request?: ChurnRequest) =>
+    new Promise<Extract<ChurnReport, { type: T }>>((resolve, reject) => {
+      const failed = (error: Error) => reject(error);
+      worker.once('error', failed);
+      reports.push((report) => {
+        worker.off('error', failed);
+        if (report.type === type) resolve(report as Extract<ChurnReport, { type: T }>);
+        else reject(new Error(`churn worker answered ${report.type}, not ${type}`));
+      });
+      if (request) worker.postMessage(request);
+    });
+  const registered = await ask('registered');
+  return {
+    registered,
+    counts: async () => (await ask('counts', { type: 'counts' })).counts,
+    stop: async () => {
+      await ask('stopped', { type: 'stop' });
+      await worker.terminate();
+    },
+    terminate: () => worker.terminate(),
+  };
 }
 
 function settings(ctx: BenchContext) {
@@ -95,25 +104,17 @@ const scenario: Scenario = {
     const server = await ctx.startService({
       fleet: { heartbeat_interval: s.heartbeat, stale_missed_heartbeats: 3 },
     });
-    const pool = await createHttpPool(server.opampUrl, {
-      connections: 64,
-      localAddresses: ctx.localAddresses,
-    });
+    let churn: Awaited<ReturnType<typeof startChurn>> | undefined;
     try {
-      const fleet = Array.from({ length: s.agents }, (_, i) =>
-        createLoadAgent(i, 'realistic', { keepDescriptions: false }),
-      );
-      const t0 = performance.now();
-      let failed = 0;
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 128 }, async () => {
-          while (next < fleet.length) if ((await pool.post(fleet[next++]!.first())) !== 200) failed++;
-        }),
-      );
-      const loadSeconds = (performance.now() - t0) / 1000;
+      churn = await startChurn({
+        url: server.opampUrl,
+        agents: s.agents,
+        changesPerSecond: s.agents / 100,
+        newPerSecond: s.newPerSecond,
+        localAddresses: ctx.localAddresses,
+      });
+      const { seconds: loadSeconds, failed } = churn.registered;
       ctx.log(`  ${s.agents} agents registered in ${round(loadSeconds, 1)} s (${failed} failed)`);
-      const churn = startChurn(pool, fleet, s.agents / 100, s.newPerSecond);
       await sleep(s.warmupS * 1000);
       const queries: [string, string, number][] = [
         ['GET /api/agents (unfiltered, limit 100)', `${server.uiUrl}/api/agents`, s.requests],
@@ -127,7 +128,7 @@ const scenario: Scenario = {
       ];
       const windows: Awaited<ReturnType<typeof timeRequests>>[][] = [];
       const evicted0 = await fleetCounter(server, 'svc_agents_evicted_total');
-      const churn0 = { ...churn.counts };
+      const churn0 = await churn.counts();
       const w0 = performance.now();
       for (let run = 0; run < ctx.runs; run++) {
         const results = [];
@@ -140,7 +141,9 @@ const scenario: Scenario = {
       }
       const windowSeconds = (performance.now() - w0) / 1000;
       const evicted = (await fleetCounter(server, 'svc_agents_evicted_total')) - evicted0;
-      churn.stop();
+      const churned = await churn.counts();
+      await churn.stop();
+      churn = undefined;
       const rate = (n: number) => round(n / windowSeconds);
       const rows: ResultRow[] = queries.map(([label, , count], q) => ({
         query: label,
@@ -157,8 +160,8 @@ const scenario: Scenario = {
         rows,
         conditions: [
           `${s.agents} agents registered over HTTP first (${round(loadSeconds, 1)} s, ${failed} failed); fleet.heartbeat_interval ${s.heartbeat}, so the sweep disconnects agents silent for 1.5 intervals and evicts them after ${s.evictAfterS} s`,
-          `churn throughout, over 64 keep-alive HTTP connections: ${s.agents / 100} reports of changes per second (1 % of the fleet; round-robin; health, 1 KiB effective config and description changes) and ${s.newPerSecond} new agents per second that report once and go silent`,
-          `queries started after ${s.warmupS} s of churn; while they ran: ${rate(churn.counts.changes - churn0.changes)} changes/s and ${rate(churn.counts.registrations - churn0.registrations)} registrations/s answered, ${rate(evicted)} evictions/s (svc_agents_evicted_total), ${churn.counts.errors} churn errors`,
+          `churn throughout, from a worker thread of the benchmark process (so that its collections do not delay the timed requests) over 64 keep-alive HTTP connections: ${s.agents / 100} reports of changes per second (1 % of the fleet; round-robin; health, 1 KiB effective config and description changes) and ${s.newPerSecond} new agents per second that report once and go silent`,
+          `queries started after ${s.warmupS} s of churn; while they ran: ${rate(churned.changes - churn0.changes)} changes/s and ${rate(churned.registrations - churn0.registrations)} registrations/s answered, ${rate(evicted)} evictions/s (svc_agents_evicted_total), ${churned.errors} churn errors`,
           `sequential requests from the benchmark process; each figure is the median over ${ctx.runs} run(s) (measurement windows one after the other on the same churning service) of that window's p50 or p99`,
         ],
         goals: [
@@ -166,7 +169,7 @@ const scenario: Scenario = {
         ],
       };
     } finally {
-      await pool.close();
+      await churn?.terminate();
       await server.stop();
     }
   },
