@@ -195,6 +195,47 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
     });
   });
 
+  describe('a database that does not answer', () => {
+    // The jobs table renamed away: every read of the store fails as it does against a database that
+    // lost the table or the connection, and renaming it back is the database answering again.
+    async function withoutJobsTable(check: () => Promise<void>) {
+      const client = await service.db.client();
+      try {
+        await client.query('ALTER TABLE jobs RENAME TO jobs_away');
+        await check();
+      } finally {
+        await client.query('ALTER TABLE jobs_away RENAME TO jobs');
+        await client.end();
+      }
+    }
+
+    it('answers the job page and its fragment with a 503 that says so, then the job again', async () => {
+      await withoutJobsTable(async () => {
+        const res = await page(service, `/jobs/${running}`);
+        expect(res.status).to.equal(503);
+        expect(res.body).to.include('<h1>Job unavailable</h1>');
+        expect(text(res.body)).to.include('could not be read from the database');
+        const fragment = await page(service, `/partials/jobs/${running}`);
+        expect(fragment.status).to.equal(503);
+        expect(fragment.body).to.match(/^<section class="not-found" id="job-live">/);
+      });
+      const back = await page(service, `/jobs/${running}`);
+      expect(back.status).to.equal(200);
+      expect(back.body).to.include('data-job-status="running"');
+    });
+
+    it('keeps the jobs list up with a banner that says the jobs could not be read', async () => {
+      await withoutJobsTable(async () => {
+        for (const path of ['/jobs', '/partials/jobs']) {
+          const res = await page(service, path);
+          expect(res.status, path).to.equal(200);
+          expect(text(res.body), path).to.include('Jobs unavailable');
+        }
+      });
+      expect(text((await page(service, '/jobs')).body)).not.to.include('Jobs unavailable');
+    });
+  });
+
   describe("the agent page's Jobs section", () => {
     it('lists the jobs that touched the agent with its state in each, linking to them', async () => {
       const { json } = await service.api('GET', `/api/jobs/${running}?state=succeeded`);

@@ -34,6 +34,7 @@ type Json = Record<string, unknown>;
 export interface JobsService {
   readonly app: App;
   readonly fleet: Fleet;
+  readonly db: TestDatabase;
   /** A JSON API call, as the admin unless `token` says otherwise (null: anonymous). */
   api(
     method: string,
@@ -96,6 +97,7 @@ export async function startJobsService(options: JobsServiceOptions = {}): Promis
   return {
     app,
     fleet,
+    db,
     api,
     async createJob(action, actionConfig = {}, filter = 'connected=true') {
       const r = await api('POST', '/api/jobs', {

@@ -8,9 +8,9 @@
 
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { authorizeWrite, mayWrite } from '../auth.ts';
+import { authorizeWrite } from '../auth.ts';
 import { jobCommandNames, type CommandOutcome, type JobCommandName } from '../write/jobCommands.ts';
-import { jobLocals, sendJobMissing } from './jobPage.ts';
+import { readJobLocals, sendJobAbsent } from './jobPage.ts';
 import { parseJobQuery } from './jobQuery.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { crossSiteProblem } from './sameOriginWrite.ts';
@@ -53,9 +53,8 @@ async function run(deps: PagesDeps, ctx: Context, id: string, command: JobComman
 export function mountJobCommands(router: Router, deps: PagesDeps): void {
   async function answer(ctx: Context, id: string, status: number, notice: Notice) {
     const query = parseJobQuery(new URLSearchParams(ctx.querystring));
-    const writable = mayWrite(ctx, deps.allowUnauthenticatedWrites);
-    const locals = await jobLocals(deps, deps.jobs!, id, query, writable);
-    if (locals === undefined) return sendJobMissing(ctx, deps, true);
+    const locals = await readJobLocals(ctx, deps, deps.jobs!, id, query, true);
+    if (locals === undefined) return;
     // The notice names the status it was written for (app.js drops it once the job moves on).
     const shown = { ...notice, status: locals.job.status };
     const html =
@@ -66,9 +65,9 @@ export function mountJobCommands(router: Router, deps: PagesDeps): void {
   router.post('/jobs/:id/:command', async (ctx) => {
     const id = ctx.params.id ?? '';
     const command = ctx.params.command as JobCommandName;
-    if (!jobCommandNames.includes(command)) return sendJobMissing(ctx, deps, true);
+    if (!jobCommandNames.includes(command)) return sendJobAbsent(ctx, deps, true, 'missing');
     if (deps.jobs === undefined || deps.jobCommands === undefined)
-      return sendJobMissing(ctx, deps, true, true);
+      return sendJobAbsent(ctx, deps, true, 'off');
     const refused = (status: number, text: string) =>
       answer(ctx, id, status, { kind: 'error', title: 'Refused', text });
     const crossSite = crossSiteProblem({
