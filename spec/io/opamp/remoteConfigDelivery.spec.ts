@@ -13,21 +13,12 @@ import type { InstanceUid } from '../../../src/events/ids.ts';
 import { toInstanceUid } from '../../../src/io/opamp/instanceUid.ts';
 import { uuidv7Bytes } from '../../../src/io/opamp/uuidv7.ts';
 import { configStateOf } from '../../../src/projections/remoteConfig/configState.ts';
-import { createFleet, type Fleet, type FleetOptions } from '../../../tools/simulate/fleet.ts';
+import { createFleet, type Fleet } from '../../../tools/simulate/fleet.ts';
 import { eventually } from '../../persistence/eventually.ts';
 import { startApp } from '../../support/startApp.ts';
+import { steadyFleet } from '../../support/steadyFleet.ts';
 
-const fleetOptions: Omit<FleetOptions, 'url' | 'transport' | 'heartbeatMs'> = {
-  agents: 8,
-  gateways: 0,
-  flapRate: 0,
-  configBytes: 256,
-  attributes: 10,
-  churnPerSecond: 0,
-  rampPerSecond: 0,
-  localAddresses: [],
-  applyMs: 20,
-};
+const fleetOptions = steadyFleet({ agents: 8, configBytes: 256 });
 
 const configFile = (body: string, selector = 'service.version=~"1[.].*"') =>
   `selector: '${selector}'\nbody: |\n  ${body}\n`;

@@ -11,25 +11,13 @@ import { eventually } from '../eventually.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
 import { apiToken } from '../../support/apiTokens.ts';
+import { steadyFleet } from '../../support/steadyFleet.ts';
 
 const token = 'jobs-spec-admin';
 const auth = {
   api_tokens: [apiToken('operator', token, 'admin')],
 };
-const fleetOptions: Omit<FleetOptions, 'url'> = {
-  agents: 12,
-  transport: 'mix',
-  gateways: 0,
-  heartbeatMs: 300,
-  flapRate: 0,
-  configBytes: 128,
-  attributes: 10,
-  churnPerSecond: 0,
-  rampPerSecond: 0,
-  localAddresses: [],
-  applyMs: 20,
-  restartMs: 50,
-};
+const fleetOptions = steadyFleet({ agents: 12, transport: 'mix', restartMs: 50 });
 
 type Json = Record<string, unknown>;
 

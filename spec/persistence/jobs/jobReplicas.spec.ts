@@ -3,29 +3,18 @@
 // others finish it.
 
 import { expect } from 'chai';
-import { createFleet, type Fleet, type FleetOptions } from '../../../tools/simulate/fleet.ts';
+import { createFleet, type Fleet } from '../../../tools/simulate/fleet.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { eventually } from '../eventually.ts';
 import { startReplica, type Replica } from '../replica.ts';
 import { apiToken } from '../../support/apiTokens.ts';
+import { steadyFleet } from '../../support/steadyFleet.ts';
 
 const token = 'replica-jobs-admin';
 const auth = {
   api_tokens: [apiToken('operator', token, 'admin')],
 };
-const fleetOptions: Omit<FleetOptions, 'url'> = {
-  agents: 6,
-  transport: 'ws',
-  gateways: 0,
-  heartbeatMs: 2000,
-  flapRate: 0,
-  configBytes: 128,
-  attributes: 10,
-  churnPerSecond: 0,
-  rampPerSecond: 0,
-  localAddresses: [],
-  applyMs: 20,
-};
+const fleetOptions = steadyFleet({ heartbeatMs: 2000 });
 
 type Json = Record<string, unknown>;
 

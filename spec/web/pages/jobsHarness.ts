@@ -10,24 +10,12 @@ import { eventually } from '../../persistence/eventually.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
 import { apiToken } from '../../support/apiTokens.ts';
+import { steadyFleet } from '../../support/steadyFleet.ts';
 
 export const adminToken = 'jobs-pages-admin';
 export const viewerToken = 'jobs-pages-viewer';
 
-const fleetDefaults: Omit<FleetOptions, 'url'> = {
-  agents: 6,
-  transport: 'ws',
-  gateways: 0,
-  heartbeatMs: 300,
-  flapRate: 0,
-  configBytes: 128,
-  attributes: 6,
-  churnPerSecond: 0,
-  rampPerSecond: 0,
-  localAddresses: [],
-  applyMs: 20,
-  restartMs: 50,
-};
+const fleetDefaults = steadyFleet({ attributes: 6, restartMs: 50 });
 
 type Json = Record<string, unknown>;
 
