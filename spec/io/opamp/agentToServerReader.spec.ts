@@ -154,3 +154,35 @@ describe('the fast AgentToServer decoder', () => {
     expect(readAgentToServer(packages)).to.equal(undefined);
   });
 });
+
+describe('the fast decoder on the edges of its fields', () => {
+  /** A health sub-message (field 5) holding `body`, after a 16-byte instance_uid. */
+  const withHealth = (body: number[]) =>
+    Uint8Array.from([0x0a, 16, ...new Array<number>(16).fill(1), 0x2a, body.length, ...body]);
+
+  it('reads a bool varint of any length as protobufjs does', () => {
+    for (const varint of [
+      [0x00],
+      [0x01],
+      [0x80, 0x00],
+      [0x80, 0x80, 0x80, 0x80, 0x10],
+      [...new Array<number>(9).fill(0x80), 0x02],
+    ]) {
+      const bytes = withHealth([0x08, ...varint]);
+      const fast = readAgentToServer(bytes);
+      expect(fast, `varint ${varint.join(',')}`).not.to.equal(undefined);
+      expect(seen(fast!)).to.deep.equal(seen(protobufjsDecode(bytes) as WireAgentToServer));
+    }
+  });
+
+  it('gives each distinct timestamp its value when they alternate and repeat', () => {
+    const le = (n: bigint) => Array.from({ length: 8 }, (_, i) => Number((n >> BigInt(8 * i)) & 0xffn));
+    const times = [1n, 2n ** 63n + 5n, 1n, 1n, 2n ** 64n - 1n];
+    for (const t of times) {
+      const bytes = withHealth([0x11, ...le(t), 0x29, ...le(t + 1n < 2n ** 64n ? t + 1n : 0n)]);
+      const fast = readAgentToServer(bytes)!;
+      expect(toBigUint(fast.health!.startTimeUnixNano)).to.equal(t);
+      expect(seen(fast)).to.deep.equal(seen(protobufjsDecode(bytes) as WireAgentToServer));
+    }
+  });
+});

@@ -9,11 +9,15 @@
 
 import { keyValue, maxDepth } from './anyValueReader.ts';
 import type { WireAgentToServer, WireComponentHealth, WireKeyValue } from './codec.ts';
-import { giveUp, Reader } from './protoReader.ts';
+import { giveUp, Reader, repeatedFixed64 } from './protoReader.ts';
 
 const noBytes: Uint8Array = new Uint8Array(0);
 /** Shared by every health without components; replaced by a fresh object at the first entry. */
 const noComponents: Record<string, WireComponentHealth> = Object.freeze({});
+
+/** Health timestamps repeat (protoReader.ts, fixed64Repeated): one BigInt per distinct value in a row. */
+const lastStartTime = repeatedFixed64();
+const lastStatusTime = repeatedFixed64();
 
 // Each reader below starts at a length-delimited sub-message and reads it whole.
 
@@ -38,10 +42,10 @@ function health(r: Reader, depth: number): WireComponentHealth {
     const tag = r.uint32();
     switch (tag) {
       case 0x08:
-        h.healthy = r.uint64() !== 0n;
+        h.healthy = r.bool();
         break;
       case 0x11:
-        h.startTimeUnixNano = r.fixed64();
+        h.startTimeUnixNano = r.fixed64Repeated(lastStartTime);
         break;
       case 0x1a:
         h.lastError = r.string();
@@ -50,7 +54,7 @@ function health(r: Reader, depth: number): WireComponentHealth {
         h.status = r.string();
         break;
       case 0x29:
-        h.statusTimeUnixNano = r.fixed64();
+        h.statusTimeUnixNano = r.fixed64Repeated(lastStatusTime);
         break;
       case 0x32: {
         // map<string, ComponentHealth> entry {1: key, 2: value}; both must be there.

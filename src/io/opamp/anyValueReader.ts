@@ -27,7 +27,7 @@ function anyValue(r: Reader, depth: number): WireAnyValue {
         break;
       case 2:
         expectWireType(tag, 0);
-        v.boolValue = r.uint64() !== 0n;
+        v.boolValue = r.bool();
         v.value = 'boolValue';
         break;
       case 3:

@@ -36,6 +36,14 @@ function interned(buf: Buffer, pos: number, end: number, slot: number): string {
   return text;
 }
 
+/** The last value a fixed64 field read, for Reader#fixed64Repeated. */
+export interface RepeatedFixed64 {
+  readonly bytes: Uint8Array;
+  value: bigint | undefined;
+}
+
+export const repeatedFixed64 = (): RepeatedFixed64 => ({ bytes: new Uint8Array(8), value: undefined });
+
 export class Reader {
   readonly buf: Buffer;
   pos: number;
@@ -83,12 +91,49 @@ export class Reader {
     throw giveUp;
   }
 
+  /** A varint read as a bool, as protobufjs reads one: true when any of its (at most ten) bytes has a bit set. */
+  bool(): boolean {
+    const { buf } = this;
+    let bits = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw giveUp;
+      const b = buf[this.pos++]!;
+      bits |= b & 0x7f;
+      if (b < 0x80) return bits !== 0;
+    }
+    throw giveUp;
+  }
+
   /** One BigInt allocated (Buffer#readBigUInt64LE builds four). */
   fixed64(): bigint {
     if (this.pos + 8 > this.end) throw giveUp;
     for (let i = 0; i < 8; i++) scratchBytes[i] = this.buf[this.pos + i]!;
     this.pos += 8;
     return scratch64[0]!;
+  }
+
+  /**
+   * fixed64, handing out the BigInt of the previous read through `last` when the eight bytes are the
+   * same: timestamps repeat across a health tree (components start with their collector) and across
+   * agents, and each BigInt is a heap object an agent's record would otherwise keep a copy of.
+   */
+  fixed64Repeated(last: RepeatedFixed64): bigint {
+    if (this.pos + 8 > this.end) throw giveUp;
+    const { buf, pos } = this;
+    const bytes = last.bytes;
+    let same = last.value !== undefined;
+    for (let i = 0; i < 8; i++) {
+      const b = buf[pos + i]!;
+      if (bytes[i] !== b) {
+        same = false;
+        bytes[i] = b;
+      }
+    }
+    this.pos += 8;
+    if (same) return last.value!;
+    scratchBytes.set(bytes);
+    last.value = scratch64[0]!;
+    return last.value;
   }
 
   double(): number {

@@ -23,7 +23,6 @@ import {
 import { createSharedText } from './sharedText.ts';
 
 const maxDepth = 32;
-const utf8 = new TextDecoder('utf-8', { fatal: false });
 /** Effective config bodies, shared across agents that report the same one (sharedText.ts). */
 const configBodies = createSharedText({ maxChars: 8 * 1024 * 1024, maxTextChars: 1024 * 1024 });
 
@@ -119,7 +118,7 @@ export function toEffectiveConfig(e: NonNullable<WireAgentToServer['effectiveCon
   for (const [name, file] of Object.entries(e.configMap?.configMap ?? {})) {
     // protobufjs leaves an absent bytes field as its default, a plain empty array, not a Uint8Array.
     const body = file.body instanceof Uint8Array ? file.body : new Uint8Array();
-    out[name] = { body: configBodies.share(utf8.decode(body)), contentType: file.contentType ?? '' };
+    out[name] = { body: configBodies.shareUtf8(body), contentType: file.contentType ?? '' };
   }
   return out;
 }
