@@ -1,12 +1,11 @@
-// The registry adapter: folds agent events into a Map keyed by instance UID and keeps an index
-// ordered by instance UID (a B+ tree), so listing the fleet in order never sorts it. Cost per event is
-// one Map lookup (plus O(log n) on registration and eviction), never a fleet copy.
+// The registry adapter: folds agent events into a Map keyed by instance UID and keeps the agents in
+// instance UID order (uidOrder.ts), so listing the fleet in order never sorts all of it. Cost per
+// event is one Map lookup (plus an append on registration and a flag on eviction), never a fleet copy.
 //
 // Both structures hold the same small mutable slot per agent, so an update replaces the state in the
-// slot without touching the tree. Ordered reads walk a snapshot array of the slots, rebuilt from the
-// tree (a linear walk, not a sort) only after the membership changed since the last ordered read.
+// slot without touching the order. Ordered reads walk the ordered array of the slots, rebuilt only
+// after the membership changed since the last ordered read (the newcomers sorted and merged in).
 
-import BTreeModule from 'sorted-btree';
 import type { Observable, Subscription } from 'rxjs';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
 import { isAgentEvent } from '../../events/fleetEvent.ts';
@@ -15,9 +14,8 @@ import type { AgentState } from '../agent/agentState.ts';
 import type { AttributeColumn } from './attributeColumn.ts';
 import { createAttributeColumns, type ColumnSlot } from './attributeColumns.ts';
 import { createRecencyList, type RecencyNode } from './recencyList.ts';
+import { createUidOrder, type UidSlot } from './uidOrder.ts';
 import { evolveAgent } from '../agent/evolveAgent.ts';
-
-const BTree = BTreeModule.default;
 
 /** Read-only view of the live registry. Safe to call at any time; never blocks. */
 export interface Registry {
@@ -53,15 +51,14 @@ export interface RegistryProjection extends Registry {
 
 export type ProjectionErrorHandler = (projection: string, error: unknown) => void;
 
-interface Slot extends ColumnSlot, RecencyNode {}
+interface Slot extends ColumnSlot, RecencyNode, UidSlot<AgentState> {}
 
 export function createRegistryProjection(
   events$: Observable<FleetEvent>,
   onError: ProjectionErrorHandler,
 ): RegistryProjection {
   const agents = new Map<InstanceUid, Slot>();
-  const index = new BTree<InstanceUid, Slot>();
-  let snapshot: Slot[] | null = [];
+  const order = createUidOrder<Slot>();
   const columns = createAttributeColumns();
   const recency = createRecencyList<Slot>();
 
@@ -74,9 +71,10 @@ export function createRegistryProjection(
     if (after === before) return;
     if (after === undefined) {
       agents.delete(uid);
-      index.delete(uid);
-      if (slot !== undefined) recency.remove(slot);
-      snapshot = null;
+      if (slot !== undefined) {
+        order.remove(slot);
+        recency.remove(slot);
+      }
     } else if (slot === undefined) {
       const fresh: Slot = {
         state: after,
@@ -85,11 +83,11 @@ export function createRegistryProjection(
         older: undefined,
         newer: undefined,
         listed: false,
+        ordered: false,
       };
       agents.set(uid, fresh);
-      index.set(uid, fresh);
+      order.add(fresh);
       recency.touch(fresh);
-      snapshot = null;
       columns.added(fresh);
     } else {
       slot.state = after;
@@ -108,18 +106,7 @@ export function createRegistryProjection(
     },
   });
 
-  function orderedSlots(): Slot[] {
-    if (snapshot === null) {
-      const rebuilt: Slot[] = new Array<Slot>(index.size);
-      let i = 0;
-      index.forEach((slot) => {
-        slot.index = i;
-        rebuilt[i++] = slot;
-      });
-      snapshot = rebuilt;
-    }
-    return snapshot;
-  }
+  const orderedSlots = (): readonly Slot[] => order.slots();
 
   function* ordered(): IterableIterator<AgentState> {
     // A later membership change replaces the snapshot; this walk keeps the array it started with.
