@@ -5,14 +5,13 @@
 // they fall due, and disconnects and evictions happen as they would have live.
 
 import { createFleetCore } from '../../src/fleetCore.ts';
-import type { OpampConnection } from '../../src/io/opamp/connection.ts';
+import { createConnection, type OpampConnection } from '../../src/io/opamp/connection.ts';
 import type { RecordingReader, ReadSummary } from '../../src/io/recorder/recordingReader.ts';
 import type { ComplianceCounts } from '../../src/projections/compliance/complianceCounters.ts';
 import type { Registry } from '../../src/projections/registry/registryProjection.ts';
-import { replayConnection } from './replayConnection.ts';
 import { collectTimelines, type AgentTimeline } from './timeline.ts';
 import { createVirtualClock } from './virtualClock.ts';
-import type { InstanceUid } from '../../src/events/ids.ts';
+import type { ConnectionId, InstanceUid } from '../../src/events/ids.ts';
 
 export interface FleetSettings {
   /** Milliseconds. */
@@ -92,11 +91,12 @@ export async function replayOffline(
       }
       counts.messages++;
       if (connection === undefined) {
-        connection = replayConnection(
-          record.connectionId,
+        // The recorded connection id, so replayed sessions carry the ids the live registry had.
+        connection = createConnection(
           record.transport,
           record.remoteAddr,
           record.tlsSubject,
+          record.connectionId as ConnectionId,
         );
         // Each plain-HTTP request is its own connection; only WebSockets live on.
         if (record.transport === 'ws') connections.set(record.connectionId, connection);

@@ -1,9 +1,41 @@
 // What the handler knows about one connection: a WebSocket, or a single plain-HTTP request.
 // Contract: the handler is never called concurrently for one connection, and calls for one
 // connection arrive in the order the messages arrived.
+// One of these lives as long as each WebSocket, so it is a class (its methods shared, not one closure
+// per connection) and holds its agent without a Set until a second one (a gateway's) arrives.
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
+
+/** The agents whose messages arrived on one connection: nearly always one, many behind a gateway. */
+export class ConnectionAgents implements Iterable<InstanceUid> {
+  #one: InstanceUid | undefined = undefined;
+  #more: Set<InstanceUid> | undefined = undefined;
+
+  add(uid: InstanceUid): void {
+    if (this.#more !== undefined) this.#more.add(uid);
+    else if (this.#one === undefined || this.#one === uid) this.#one = uid;
+    else {
+      this.#more = new Set([this.#one, uid]);
+      this.#one = undefined;
+    }
+  }
+
+  delete(uid: InstanceUid): void {
+    if (this.#more !== undefined) this.#more.delete(uid);
+    else if (this.#one === uid) this.#one = undefined;
+  }
+
+  clear(): void {
+    this.#one = undefined;
+    this.#more = undefined;
+  }
+
+  *[Symbol.iterator](): Iterator<InstanceUid> {
+    if (this.#more !== undefined) yield* this.#more;
+    else if (this.#one !== undefined) yield this.#one;
+  }
+}
 
 export interface OpampConnection {
   readonly id: ConnectionId;
@@ -15,7 +47,7 @@ export interface OpampConnection {
   /** Whether a reply went out already (server capabilities go on the first reply of a WebSocket). */
   replied: boolean;
   /** Agents whose messages arrived here (disconnected together when a WebSocket closes). */
-  readonly agents: Set<InstanceUid>;
+  readonly agents: ConnectionAgents;
   /** The session object shared by every agent on this connection. */
   session(): Session;
   /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
@@ -24,27 +56,39 @@ export interface OpampConnection {
 
 let nextId = 1;
 
+class Connection implements OpampConnection {
+  readonly id: ConnectionId;
+  readonly transport: Transport;
+  readonly remoteAddr: string;
+  readonly tlsSubject: string | null;
+  isGateway = false;
+  replied = false;
+  readonly agents = new ConnectionAgents();
+  send?: (message: Uint8Array, tail?: Uint8Array) => void;
+  #session: Session | undefined = undefined;
+
+  constructor(id: ConnectionId, transport: Transport, remoteAddr: string, tlsSubject: string | null) {
+    this.id = id;
+    this.transport = transport;
+    this.remoteAddr = remoteAddr;
+    this.tlsSubject = tlsSubject;
+  }
+
+  session(): Session {
+    const cached = this.#session;
+    if (cached !== undefined && cached.viaGateway === this.isGateway) return cached;
+    const { id: connectionId, transport, isGateway: viaGateway, remoteAddr, tlsSubject } = this;
+    this.#session = { connectionId, transport, viaGateway, remoteAddr, tlsSubject };
+    return this.#session;
+  }
+}
+
+/** A connection with the next id, or with `id` (a replay gives connections their recorded ids). */
 export function createConnection(
   transport: Transport,
   remoteAddr: string,
   tlsSubject: string | null,
+  id: ConnectionId = nextId++ as ConnectionId,
 ): OpampConnection {
-  const id = nextId++ as ConnectionId;
-  let cached: Session | undefined;
-  const connection: OpampConnection = {
-    id,
-    transport,
-    remoteAddr,
-    tlsSubject,
-    isGateway: false,
-    replied: false,
-    agents: new Set(),
-    session() {
-      if (cached === undefined || cached.viaGateway !== connection.isGateway) {
-        cached = { connectionId: id, transport, viaGateway: connection.isGateway, remoteAddr, tlsSubject };
-      }
-      return cached;
-    },
-  };
-  return connection;
+  return new Connection(id, transport, remoteAddr, tlsSubject);
 }

@@ -29,7 +29,9 @@ const pathOf = (req: IncomingMessage): string => {
   return query < 0 ? url : url.slice(0, query);
 };
 
+/** Refuses an upgrade with a bare HTTP response; a reset while writing it only ends the socket. */
 function rawResponse(socket: Duplex, status: number, text: string, extra = ''): void {
+  socket.on('error', () => socket.destroy());
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`);
 }
 
@@ -51,11 +53,10 @@ export function createOpampServer(
   const ws = createWsTransport(handler, observer, options);
   const http = createHttpTransport(handler, observer, options);
   let draining = false;
-  /** Upgraded sockets until they close, and HTTP requests until their response is done. */
-  const upgraded = new Set<Duplex>();
+  /** HTTP requests until their response is done (open WebSockets are the transport's sockets). */
   let httpInFlight = 0;
   const atCapacity = (): boolean => {
-    if (options.maxConnections === undefined || upgraded.size + httpInFlight < options.maxConnections)
+    if (options.maxConnections === undefined || ws.sockets.size + httpInFlight < options.maxConnections)
       return false;
     options.onRefused?.('max_connections');
     return true;
@@ -82,13 +83,12 @@ export function createOpampServer(
     });
   }
 
+  // ws.upgrade completes the handshake synchronously (no verifyClient), so an accepted socket is
+  // among the transport's sockets before the next upgrade is counted; ws handles its socket errors.
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on('error', () => socket.destroy());
     if (pathOf(req) !== opampPath) return rawResponse(socket, 501, 'Not Implemented');
     if (draining || atCapacity())
       return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
-    upgraded.add(socket);
-    socket.once('close', () => upgraded.delete(socket));
     ws.upgrade(req, socket, head);
   }
 

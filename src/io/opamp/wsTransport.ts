@@ -4,8 +4,9 @@
 // maxPayload stops reading it; a header-less frame is checked after unframing). A socket that sends
 // no message for longer than the idle timeout (the eviction threshold) is closed with 1000.
 // Replies to the frames of one socket read leave in one write: the socket is corked at the first
-// reply and uncorked once the read's frames are handled (process.nextTick), so an agent that keeps
-// several messages in flight costs one syscall per read instead of one per reply.
+// reply and uncorked once the read's frames are handled (process.nextTick: ws handles every frame of
+// a read before it returns), so an agent that keeps several messages in flight costs one syscall per
+// read instead of one per reply. A push (a reply outside any read) is not held.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -39,6 +40,8 @@ function sendReply(ws: WebSocket, message: Uint8Array, tail: Uint8Array | undefi
   ws.send(tail, { binary: true, fin: true });
 }
 
+const uncork = (socket: Duplex): void => socket.uncork();
+
 function toBytes(data: RawData): Uint8Array {
   if (Array.isArray(data)) return Buffer.concat(data);
   return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
@@ -70,21 +73,6 @@ export function createWsTransport(
 
   function serve(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
     const peer = peerOf(req);
-    // Replies to the frames of one read leave in one write. ws parses a read and emits its messages
-    // synchronously inside its 'data' listener: a listener before it marks the read, the first reply
-    // corks the socket, and a listener after it uncorks. A reply outside a read (a push) is not held.
-    let reading = false;
-    let corked = false;
-    socket.prependListener('data', () => {
-      reading = true;
-    });
-    socket.on('data', () => {
-      reading = false;
-      if (corked) {
-        corked = false;
-        socket.uncork();
-      }
-    });
     const connection = createConnection('ws', peer.remoteAddr, peer.tlsSubject);
     connection.send = (message, tail) => sendReply(ws, message, tail);
     sockets.add(ws);
@@ -108,9 +96,9 @@ export function createWsTransport(
       }
       const result = handler.handle(connection, unframed.payload);
       if (result.reply === null || ws.readyState !== ws.OPEN) return;
-      if (reading && !corked) {
-        corked = true;
+      if (socket.writableCorked === 0) {
         socket.cork();
+        process.nextTick(uncork, socket);
       }
       sendReply(ws, result.reply, result.ok ? result.tail : undefined);
     });
