@@ -43,4 +43,21 @@ describe('registry projection', () => {
     bus.publish(checkedIn('b' as InstanceUid, 7, 1n));
     expect([...registry.bySilence()].map((x) => x.uid)).to.deep.equal(['a', 'b']);
   });
+
+  it('registers an agent anew when it comes back right after its eviction', () => {
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    const a = 'a' as InstanceUid;
+    bus.publish(connected(a, 1));
+    bus.publish(checkedIn(a, 2, 1n));
+    bus.publish(evicted(a, 3, 2));
+    expect(registry.get(a)).to.equal(undefined);
+    bus.publish(checkedIn(a, 4, 2n)); // no registration to check in to
+    expect(registry.get(a)).to.equal(undefined);
+    bus.publish(connected(a, 5));
+    bus.publish(checkedIn('b' as InstanceUid, 6, 1n)); // another agent's event in between
+    bus.publish(checkedIn(a, 7, 3n));
+    expect(registry.get(a)).to.include({ firstSeen: 5, lastSeen: 7, sequenceNum: 3n });
+    expect([...registry.ordered()].map((x) => x.uid)).to.deep.equal([a]);
+  });
 });

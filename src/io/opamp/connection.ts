@@ -56,7 +56,8 @@ export interface OpampConnection {
 
 let nextId = 1;
 
-class Connection implements OpampConnection {
+/** A connection; the WebSocket transport extends it with its socket (wsTransport.ts). */
+export class Connection implements OpampConnection {
   readonly id: ConnectionId;
   readonly transport: Transport;
   readonly remoteAddr: string;
@@ -64,10 +65,14 @@ class Connection implements OpampConnection {
   isGateway = false;
   replied = false;
   readonly agents = new ConnectionAgents();
-  send?: (message: Uint8Array, tail?: Uint8Array) => void;
   #session: Session | undefined = undefined;
 
-  constructor(id: ConnectionId, transport: Transport, remoteAddr: string, tlsSubject: string | null) {
+  constructor(
+    transport: Transport,
+    remoteAddr: string,
+    tlsSubject: string | null,
+    id: ConnectionId = nextId++ as ConnectionId,
+  ) {
     this.id = id;
     this.transport = transport;
     this.remoteAddr = remoteAddr;
@@ -88,7 +93,7 @@ export function createConnection(
   transport: Transport,
   remoteAddr: string,
   tlsSubject: string | null,
-  id: ConnectionId = nextId++ as ConnectionId,
+  id?: ConnectionId,
 ): OpampConnection {
-  return new Connection(id, transport, remoteAddr, tlsSubject);
+  return new Connection(transport, remoteAddr, tlsSubject, id);
 }

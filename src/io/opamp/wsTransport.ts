@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { createConnection, type OpampConnection } from './connection.ts';
+import { Connection, type OpampConnection } from './connection.ts';
 import { frame, unframe } from './framing.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createIdleSweep } from './idleSweep.ts';
@@ -41,6 +41,25 @@ function sendReply(ws: WebSocket, message: Uint8Array, tail: Uint8Array | undefi
 }
 
 const uncork = (socket: Duplex): void => socket.uncork();
+
+/** A WebSocket's connection: the socket its replies are corked on, and pushes sent as replies are. */
+class WsConnection extends Connection {
+  readonly ws: WebSocket;
+  readonly socket: Duplex;
+
+  constructor(ws: WebSocket, socket: Duplex, remoteAddr: string, tlsSubject: string | null) {
+    super('ws', remoteAddr, tlsSubject);
+    this.ws = ws;
+    this.socket = socket;
+  }
+
+  send(message: Uint8Array, tail?: Uint8Array): void {
+    sendReply(this.ws, message, tail);
+  }
+}
+
+const connectionOf = Symbol('opamp connection');
+type Served = WebSocket & { [connectionOf]: WsConnection };
 
 function toBytes(data: RawData): Uint8Array {
   if (Array.isArray(data)) return Buffer.concat(data);
@@ -71,46 +90,58 @@ export function createWsTransport(
       ? createIdleSweep(options.scheduler, options.idleTimeoutMs)
       : undefined;
 
+  // One set of listeners for every socket (ws calls them with the WebSocket as `this`), which finds
+  // its connection on the WebSocket: no closures per connection.
+  function onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
+    const ws = this as Served;
+    idle?.touch(ws);
+    if (!isBinary) {
+      observer.messageFailed('text frame');
+      return;
+    }
+    const unframed = unframe(toBytes(data));
+    if (!unframed.ok) {
+      observer.messageFailed(unframed.reason);
+      return;
+    }
+    if (unframed.payload.length > options.maxMessageBytes) {
+      observer.messageFailed('message too large');
+      ws.close(1009, 'message too large');
+      return;
+    }
+    const connection = ws[connectionOf];
+    const result = handler.handle(connection, unframed.payload);
+    if (result.reply === null || ws.readyState !== ws.OPEN) return;
+    const { socket } = connection;
+    if (socket.writableCorked === 0) {
+      socket.cork();
+      process.nextTick(uncork, socket);
+    }
+    sendReply(ws, result.reply, result.ok ? result.tail : undefined);
+  }
+
+  function onError(error: Error & { code?: string }): void {
+    // 'close' follows; errors such as an oversize frame are reported through the close code.
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') observer.messageFailed('message too large');
+  }
+
+  function onClose(this: WebSocket): void {
+    const ws = this as Served;
+    sockets.delete(ws);
+    idle?.untrack(ws);
+    handler.closed(ws[connectionOf]);
+  }
+
   function serve(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
     const peer = peerOf(req);
-    const connection = createConnection('ws', peer.remoteAddr, peer.tlsSubject);
-    connection.send = (message, tail) => sendReply(ws, message, tail);
+    const connection = new WsConnection(ws, socket, peer.remoteAddr, peer.tlsSubject);
+    (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);
     idle?.track(ws);
-    ws.on('message', (data: RawData, isBinary: boolean) => {
-      idle?.touch(ws);
-      if (!isBinary) {
-        observer.messageFailed('text frame');
-        return;
-      }
-      const unframed = unframe(toBytes(data));
-      if (!unframed.ok) {
-        observer.messageFailed(unframed.reason);
-        return;
-      }
-      if (unframed.payload.length > options.maxMessageBytes) {
-        observer.messageFailed('message too large');
-        ws.close(1009, 'message too large');
-        return;
-      }
-      const result = handler.handle(connection, unframed.payload);
-      if (result.reply === null || ws.readyState !== ws.OPEN) return;
-      if (socket.writableCorked === 0) {
-        socket.cork();
-        process.nextTick(uncork, socket);
-      }
-      sendReply(ws, result.reply, result.ok ? result.tail : undefined);
-    });
-    ws.on('error', (error: Error & { code?: string }) => {
-      // 'close' follows; errors such as an oversize frame are reported through the close code.
-      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') observer.messageFailed('message too large');
-    });
-    ws.on('close', () => {
-      sockets.delete(ws);
-      idle?.untrack(ws);
-      handler.closed(connection);
-    });
+    ws.on('message', onMessage);
+    ws.on('error', onError);
+    ws.on('close', onClose);
   }
 
   return {
