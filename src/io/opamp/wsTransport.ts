@@ -46,6 +46,8 @@ const uncork = (socket: Duplex): void => socket.uncork();
 class WsConnection extends Connection {
   readonly ws: WebSocket;
   readonly socket: Duplex;
+  /** scheduler.now() of the last message (or of the upgrade), for the idle sweep. */
+  lastMessageAt = 0;
 
   constructor(ws: WebSocket, socket: Duplex, remoteAddr: string, tlsSubject: string | null) {
     super('ws', remoteAddr, tlsSubject);
@@ -85,16 +87,23 @@ export function createWsTransport(
     clientTracking: false,
   });
   const sockets = new Set<WebSocket>();
+  /** The clock of the idle sweep; undefined when there is none. */
+  const clock = options.idleTimeoutMs !== undefined ? options.scheduler : undefined;
   const idle =
-    options.idleTimeoutMs !== undefined && options.scheduler
-      ? createIdleSweep(options.scheduler, options.idleTimeoutMs)
+    options.idleTimeoutMs !== undefined && clock !== undefined
+      ? createIdleSweep(clock, options.idleTimeoutMs, {
+          sockets,
+          lastMessageAt: (ws) => (ws as Served)[connectionOf].lastMessageAt,
+          isOpen: (ws) => ws.readyState === ws.OPEN,
+          close: (ws) => ws.close(1000, 'idle for longer than the eviction threshold'),
+        })
       : undefined;
 
   // One set of listeners for every socket (ws calls them with the WebSocket as `this`), which finds
   // its connection on the WebSocket: no closures per connection.
   function onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
     const ws = this as Served;
-    idle?.touch(ws);
+    if (clock !== undefined) ws[connectionOf].lastMessageAt = clock.now();
     if (!isBinary) {
       observer.messageFailed('text frame');
       return;
@@ -128,7 +137,7 @@ export function createWsTransport(
   function onClose(this: WebSocket): void {
     const ws = this as Served;
     sockets.delete(ws);
-    idle?.untrack(ws);
+    idle?.closed();
     handler.closed(ws[connectionOf]);
   }
 
@@ -138,7 +147,8 @@ export function createWsTransport(
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);
-    idle?.track(ws);
+    if (clock !== undefined) connection.lastMessageAt = clock.now();
+    idle?.opened();
     ws.on('message', onMessage);
     ws.on('error', onError);
     ws.on('close', onClose);
