@@ -48,4 +48,20 @@ describe('the fast ServerToAgent encoder', () => {
     const later = { instanceUid: uid, remoteConfig: { configHash: uid } } as ServerToAgentFields;
     expect(writeServerToAgent(later)).to.equal(undefined);
   });
+
+  it('encodes a frozen capability list once and a list that can change every time', () => {
+    const uid = new Uint8Array(16).fill(3);
+    const same = (list: readonly string[]) => {
+      const fields = { instanceUid: uid, capabilities: 5, customCapabilities: { capabilities: list } };
+      const expected = protobufjsEncode({ ...fields, customCapabilities: { capabilities: [...list] } });
+      expect(Buffer.from(writeServerToAgent(fields)!).toString('hex')).to.equal(expected.toString('hex'));
+    };
+    const frozen = Object.freeze(['com.example.a', 'com.example.b']);
+    same(frozen);
+    same(frozen);
+    const open = ['com.example.a'];
+    same(open);
+    open.push('com.example.c'); // changed after it was encoded: not taken from memory
+    same(open);
+  });
 });

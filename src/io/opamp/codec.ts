@@ -105,7 +105,7 @@ export interface ServerToAgentFields {
   flags?: number;
   capabilities?: number;
   agentIdentification?: { newInstanceUid: Uint8Array };
-  customCapabilities?: { capabilities: string[] };
+  customCapabilities?: { readonly capabilities: readonly string[] };
   customMessage?: { capability: string; type: string; data: Uint8Array };
   /** ServerToAgentCommand; Restart is 0, so presence is the signal (OPAMP.md). */
   command?: { type: number };

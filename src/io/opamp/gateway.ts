@@ -6,10 +6,15 @@
 import type { WireAgentToServer } from './codec.ts';
 
 /** The project's own name, and Bindplane's, which behaves the same way. */
-export const gatewayCapabilities: readonly string[] = [
+export const gatewayCapabilities: readonly string[] = Object.freeze([
   'com.vendor.opamp-gateway',
   'com.bindplane.opamp-gateway',
-];
+]);
+
+/** The custom_capabilities every first reply carries: one object, so its encoding is reused. */
+export const gatewayCustomCapabilities: { readonly capabilities: readonly string[] } = Object.freeze({
+  capabilities: gatewayCapabilities,
+});
 
 export function isGatewayConnect(msg: WireAgentToServer): boolean {
   const cm = msg.customMessage;

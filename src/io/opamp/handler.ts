@@ -25,7 +25,7 @@ import {
 } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
-import { answerGatewayConnect, gatewayCapabilities, isGatewayConnect } from './gateway.ts';
+import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes, toInstanceUid } from './instanceUid.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
@@ -102,7 +102,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   function withCapabilities(connection: OpampConnection, fields: ServerToAgentFields): ServerToAgentFields {
     if (connection.transport === 'http' || !connection.replied) {
       fields.capabilities = serverCapabilities;
-      fields.customCapabilities = { capabilities: [...gatewayCapabilities] };
+      fields.customCapabilities = gatewayCustomCapabilities;
     }
     connection.replied = true;
     return fields;

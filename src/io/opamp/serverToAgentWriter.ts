@@ -32,6 +32,35 @@ function writeVarint(out: Buffer, at: number, n: number): number {
 const isSmallUint = (n: unknown): n is number =>
   typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= 0xffffffff;
 
+/**
+ * The custom_capabilities field (tag, length and message) of `list`, encoded once per list: every
+ * first reply carries the same list object, and writing its strings took as long as the rest of the
+ * reply. Only a frozen list is taken from memory (one that can change is encoded every time).
+ * Undefined when a member is not a string (protobufjs decides).
+ */
+let lastList: readonly string[] | undefined;
+let lastField: Uint8Array | undefined;
+function customCapabilitiesField(list: readonly string[]): Uint8Array | undefined {
+  if (list === lastList && lastField !== undefined && Object.isFrozen(list)) return lastField;
+  let size = 0;
+  for (const name of list) {
+    if (typeof name !== 'string') return undefined;
+    const length = Buffer.byteLength(name);
+    size += 1 + varintSize(length) + length;
+  }
+  const out = Buffer.alloc(1 + varintSize(size) + size);
+  out[0] = 0x52;
+  let at = writeVarint(out, 1, size);
+  for (const name of list) {
+    out[at++] = 0x0a;
+    at = writeVarint(out, at, Buffer.byteLength(name));
+    at += out.write(name, at);
+  }
+  lastList = list;
+  lastField = out;
+  return out;
+}
+
 /** The encoded reply, or undefined when protobufjs must encode it. */
 export function writeServerToAgent(fields: ServerToAgentFields): Uint8Array | undefined {
   for (const key in fields) if (!fastFields.has(key)) return undefined;
@@ -39,26 +68,18 @@ export function writeServerToAgent(fields: ServerToAgentFields): Uint8Array | un
   if (!(instanceUid instanceof Uint8Array)) return undefined;
   if (flags != null && !isSmallUint(flags)) return undefined;
   if (capabilities != null && !isSmallUint(capabilities)) return undefined;
+  let custom: Uint8Array | undefined;
+  if (customCapabilities != null) {
+    for (const key in customCapabilities) if (key !== 'capabilities') return undefined;
+    const list = customCapabilities.capabilities;
+    if (!Array.isArray(list)) return undefined;
+    custom = customCapabilitiesField(list);
+    if (custom === undefined) return undefined;
+  }
   const uidSize = instanceUid.length > 0 ? 1 + varintSize(instanceUid.length) + instanceUid.length : 0;
   const flagsSize = flags ? 1 + varintSize(flags) : 0;
   const capabilitiesSize = capabilities ? 1 + varintSize(capabilities) : 0;
-  let custom: string[] | undefined;
-  let customSize = 0;
-  if (customCapabilities != null) {
-    for (const key in customCapabilities) if (key !== 'capabilities') return undefined;
-    custom = customCapabilities.capabilities;
-    if (!Array.isArray(custom)) return undefined;
-    for (const name of custom) {
-      if (typeof name !== 'string') return undefined;
-      const length = Buffer.byteLength(name);
-      customSize += 1 + varintSize(length) + length;
-    }
-  }
-  const size =
-    uidSize +
-    flagsSize +
-    capabilitiesSize +
-    (custom !== undefined ? 1 + varintSize(customSize) + customSize : 0);
+  const size = uidSize + flagsSize + capabilitiesSize + (custom !== undefined ? custom.length : 0);
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   if (uidSize > 0) {
@@ -75,14 +96,6 @@ export function writeServerToAgent(fields: ServerToAgentFields): Uint8Array | un
     out[at++] = 0x38;
     at = writeVarint(out, at, capabilities);
   }
-  if (custom !== undefined) {
-    out[at++] = 0x52;
-    at = writeVarint(out, at, customSize);
-    for (const name of custom) {
-      out[at++] = 0x0a;
-      at = writeVarint(out, at, Buffer.byteLength(name));
-      at += out.write(name, at);
-    }
-  }
+  if (custom !== undefined) out.set(custom, at);
   return out;
 }
