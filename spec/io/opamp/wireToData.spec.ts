@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import Long from 'long';
-import { decodeAgentToServer, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
+import {
+  decodeAgentToServer,
+  encodeAgentToServer,
+  type WireComponentHealth,
+} from '../../../src/io/opamp/codec.ts';
 import { toAttributes, toHealth, toPackageStatuses } from '../../../src/io/opamp/wireToData.ts';
 
 /** Encodes and decodes through the real codec, so the spec sees what the handler sees. */
@@ -45,18 +49,28 @@ describe('decoded protobuf to event data', () => {
 
   it('keeps health times exact as 64-bit nanoseconds and nests component health', () => {
     const nanos = Long.fromString('1732262400123456789', true);
-    const msg = roundTrip({
-      health: {
-        healthy: true,
-        startTimeUnixNano: nanos,
-        statusTimeUnixNano: nanos,
-        status: 'StatusOK',
-        componentHealthMap: { 'pipeline:traces': { healthy: false, lastError: 'exporter down' } },
+    const health: WireComponentHealth = {
+      healthy: true,
+      startTimeUnixNano: nanos,
+      lastError: '',
+      status: 'StatusOK',
+      statusTimeUnixNano: nanos,
+      componentHealthMap: {
+        'pipeline:traces': {
+          healthy: false,
+          startTimeUnixNano: 0,
+          lastError: 'exporter down',
+          status: '',
+          statusTimeUnixNano: 0,
+          componentHealthMap: {},
+        },
       },
-    });
-    const health = toHealth(msg.health!);
-    expect(health.startTimeNanos).to.equal(1732262400123456789n);
-    expect(health.components['pipeline:traces']).to.include({ healthy: false, lastError: 'exporter down' });
+    };
+    // protobufjs's shape (Long for fixed64) through toHealth, and the fast decoder's own reading.
+    for (const read of [toHealth(health), roundTrip({ health }).healthData!]) {
+      expect(read.startTimeNanos).to.equal(1732262400123456789n);
+      expect(read.components['pipeline:traces']).to.include({ healthy: false, lastError: 'exporter down' });
+    }
   });
 
   it('cuts hostile nesting at a fixed depth instead of recursing without end', () => {

@@ -1,5 +1,6 @@
 // The fast path of AgentToServer decoding: the fields the service reads, straight from the bytes into
-// the WireAgentToServer shape, without protobufjs's message classes, Long objects or reflection.
+// the WireAgentToServer shape (health into its domain shape, healthData), without protobufjs's
+// message classes, Long objects or reflection.
 // Conservative on purpose: whatever it does not decode exactly as protobufjs would (a field it does
 // not read, a wire type that does not match, invalid UTF-8, a repeated singular message, which
 // protobufjs merges, a second member of a oneof, deep nesting, truncation) makes it give up, and
@@ -7,79 +8,14 @@
 // A new field the service reads must be added here or it is decoded by protobufjs alone (slower,
 // never wrong). spec/io/opamp/agentToServerReader.spec.ts holds both decoders to the same results.
 
-import { keyValue, maxDepth } from './anyValueReader.ts';
-import type { WireAgentToServer, WireComponentHealth, WireKeyValue } from './codec.ts';
-import { giveUp, Reader, repeatedFixed64 } from './protoReader.ts';
+import { keyValue } from './anyValueReader.ts';
+import type { WireAgentToServer, WireKeyValue } from './codec.ts';
+import { readHealth } from './healthReader.ts';
+import { checkMapKey, giveUp, Reader } from './protoReader.ts';
 
 const noBytes: Uint8Array = new Uint8Array(0);
-/** Shared by every health without components; replaced by a fresh object at the first entry. */
-const noComponents: Record<string, WireComponentHealth> = Object.freeze({});
-
-/** Health timestamps repeat (protoReader.ts, fixed64Repeated): one BigInt per distinct value in a row. */
-const lastStartTime = repeatedFixed64();
-const lastStatusTime = repeatedFixed64();
 
 // Each reader below starts at a length-delimited sub-message and reads it whole.
-
-/** A map key that protobufjs would store differently on a plain object. */
-function checkMapKey(key: string | undefined): string {
-  if (key === undefined || key === '__proto__') throw giveUp;
-  return key;
-}
-
-function health(r: Reader, depth: number): WireComponentHealth {
-  if (depth > maxDepth) throw giveUp;
-  const outer = r.enter();
-  const h: WireComponentHealth = {
-    healthy: false,
-    startTimeUnixNano: 0n,
-    lastError: '',
-    status: '',
-    statusTimeUnixNano: 0n,
-    componentHealthMap: noComponents,
-  };
-  while (r.pos < r.end) {
-    const tag = r.uint32();
-    switch (tag) {
-      case 0x08:
-        h.healthy = r.bool();
-        break;
-      case 0x11:
-        h.startTimeUnixNano = r.fixed64Repeated(lastStartTime);
-        break;
-      case 0x1a:
-        h.lastError = r.string();
-        break;
-      case 0x22:
-        h.status = r.string();
-        break;
-      case 0x29:
-        h.statusTimeUnixNano = r.fixed64Repeated(lastStatusTime);
-        break;
-      case 0x32: {
-        // map<string, ComponentHealth> entry {1: key, 2: value}; both must be there.
-        const entryOuter = r.enter();
-        let key: string | undefined;
-        let child: WireComponentHealth | undefined;
-        while (r.pos < r.end) {
-          const entryTag = r.uint32();
-          if (entryTag === 0x0a) key = r.string();
-          else if (entryTag === 0x12 && child === undefined) child = health(r, depth + 1);
-          else throw giveUp;
-        }
-        r.leave(entryOuter);
-        if (child === undefined) throw giveUp;
-        if (h.componentHealthMap === noComponents) h.componentHealthMap = {};
-        h.componentHealthMap[checkMapKey(key)] = child;
-        break;
-      }
-      default:
-        throw giveUp;
-    }
-  }
-  r.leave(outer);
-  return h;
-}
 
 type ConfigFiles = Record<string, { body: Uint8Array; contentType: string }>;
 
@@ -177,8 +113,9 @@ function agentToServer(r: Reader): WireAgentToServer {
         msg.capabilities = r.uint64();
         break;
       case 0x2a:
-        if (msg.health != null) throw giveUp;
-        msg.health = health(r, 0);
+        // Health goes straight into domain terms (healthReader.ts).
+        if (msg.healthData !== undefined) throw giveUp;
+        msg.healthData = readHealth(r, 0);
         break;
       case 0x32:
         if (msg.effectiveConfig != null) throw giveUp;

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type Long from 'long';
 import type protobufjs from 'protobufjs';
+import type { ComponentHealth } from '../../events/agentData.ts';
 import { readAgentToServer } from './agentToServerReader.ts';
 import { writeServerToAgent } from './serverToAgentWriter.ts';
 
@@ -84,6 +85,8 @@ export interface WireAgentToServer {
     nonIdentifyingAttributes: WireKeyValue[];
   }>;
   health?: Maybe<WireComponentHealth>;
+  /** The health already in domain terms, as toHealth would make it of `health` (the fast decoder's). */
+  healthData?: ComponentHealth;
   effectiveConfig?: Maybe<{
     configMap?: Maybe<{ configMap: Record<string, { body: Uint8Array; contentType: string }> }>;
   }>;

@@ -36,6 +36,12 @@ function interned(buf: Buffer, pos: number, end: number, slot: number): string {
   return text;
 }
 
+/** A map key that protobufjs would store differently on a plain object gives up. */
+export function checkMapKey(key: string | undefined): string {
+  if (key === undefined || key === '__proto__') throw giveUp;
+  return key;
+}
+
 /** The last value a fixed64 field read, for Reader#fixed64Repeated. */
 export interface RepeatedFixed64 {
   readonly bytes: Uint8Array;

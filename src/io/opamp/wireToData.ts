@@ -20,6 +20,7 @@ import {
   type WireComponentHealth,
   type WireKeyValue,
 } from './codec.ts';
+import { noComponents } from './healthReader.ts';
 import { createSharedText } from './sharedText.ts';
 
 const maxDepth = 32;
@@ -89,9 +90,6 @@ export function toDescription(d: NonNullable<WireAgentToServer['agentDescription
     nonIdentifying: toAttributes(d.nonIdentifyingAttributes),
   };
 }
-
-/** Shared by every health without components (most leaves of a health tree). */
-const noComponents: Readonly<Record<string, ComponentHealth>> = Object.freeze({});
 
 export function toHealth(h: WireComponentHealth, depth = 0): ComponentHealth {
   let components = noComponents;

@@ -1,0 +1,70 @@
+// ComponentHealth (field 5 of AgentToServer) for the fast decoder, read straight into the domain's
+// ComponentHealth: a health tree is the largest part of a collector's report (a node per pipeline
+// and per component), and building protobuf-shaped objects first only to translate them (toHealth in
+// wireToData.ts, which protobufjs's output still goes through) doubled its cost. The result is what
+// toHealth makes of protobufjs's decoding of the same bytes; spec/io/opamp/agentToServerReader.spec.ts
+// holds the two to that. Whatever this reader does not read exactly so makes it give up.
+
+import type { ComponentHealth } from '../../events/agentData.ts';
+import { maxDepth } from './anyValueReader.ts';
+import { checkMapKey, giveUp, repeatedFixed64, type Reader } from './protoReader.ts';
+
+/** Shared by every health without components (most leaves of a health tree). */
+export const noComponents: Readonly<Record<string, ComponentHealth>> = Object.freeze({});
+
+/** Timestamps repeat (protoReader.ts, fixed64Repeated): one BigInt per distinct value in a row. */
+const lastStartTime = repeatedFixed64();
+const lastStatusTime = repeatedFixed64();
+
+/** Reads a ComponentHealth sub-message whole, starting at its length. */
+export function readHealth(r: Reader, depth: number): ComponentHealth {
+  if (depth > maxDepth) throw giveUp;
+  const outer = r.enter();
+  let healthy = false;
+  let startTimeNanos = 0n;
+  let lastError = '';
+  let status = '';
+  let statusTimeNanos = 0n;
+  let components = noComponents as Record<string, ComponentHealth>;
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    switch (tag) {
+      case 0x08:
+        healthy = r.bool();
+        break;
+      case 0x11:
+        startTimeNanos = r.fixed64Repeated(lastStartTime);
+        break;
+      case 0x1a:
+        lastError = r.string();
+        break;
+      case 0x22:
+        status = r.string();
+        break;
+      case 0x29:
+        statusTimeNanos = r.fixed64Repeated(lastStatusTime);
+        break;
+      case 0x32: {
+        // map<string, ComponentHealth> entry {1: key, 2: value}; both must be there.
+        const entryOuter = r.enter();
+        let key: string | undefined;
+        let child: ComponentHealth | undefined;
+        while (r.pos < r.end) {
+          const entryTag = r.uint32();
+          if (entryTag === 0x0a) key = r.string();
+          else if (entryTag === 0x12 && child === undefined) child = readHealth(r, depth + 1);
+          else throw giveUp;
+        }
+        r.leave(entryOuter);
+        if (child === undefined) throw giveUp;
+        if (components === noComponents) components = {};
+        components[checkMapKey(key)] = child;
+        break;
+      }
+      default:
+        throw giveUp;
+    }
+  }
+  r.leave(outer);
+  return { healthy, startTimeNanos, lastError, status, statusTimeNanos, components };
+}
