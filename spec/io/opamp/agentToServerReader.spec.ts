@@ -185,4 +185,36 @@ describe('the fast decoder on the edges of its fields', () => {
       expect(seen(fast)).to.deep.equal(seen(protobufjsDecode(bytes) as WireAgentToServer));
     }
   });
+
+  it('reads plain string attributes straight into the description, anything else as AnyValues', () => {
+    const plain = encodeAgentToServer({
+      instanceUid: new Uint8Array(16).fill(2),
+      agentDescription: {
+        identifyingAttributes: [{ key: 'service.name', value: { stringValue: 'otelcol' } }],
+        nonIdentifyingAttributes: [{ key: 'host.name', value: { stringValue: '' } }],
+      },
+    });
+    const mixed = encodeAgentToServer({
+      instanceUid: new Uint8Array(16).fill(2),
+      agentDescription: {
+        identifyingAttributes: [{ key: 'service.name', value: { stringValue: 'otelcol' } }],
+        nonIdentifyingAttributes: [{ key: 'cores', value: { intValue: 8 } }, { key: 'bare' }],
+      },
+    });
+    const fastPlain = readAgentToServer(plain)!;
+    expect(fastPlain.descriptionData).to.deep.equal({
+      identifying: { 'service.name': 'otelcol' },
+      nonIdentifying: { 'host.name': '' },
+    });
+    const fastMixed = readAgentToServer(mixed)!;
+    expect(fastMixed.descriptionData).to.equal(undefined);
+    expect(seen(fastMixed).message.description).to.deep.equal({
+      identifying: { 'service.name': 'otelcol' },
+      nonIdentifying: { cores: '8', bare: '' },
+    });
+    for (const bytes of [plain, mixed])
+      expect(seen(readAgentToServer(bytes)!)).to.deep.equal(
+        seen(protobufjsDecode(bytes) as WireAgentToServer),
+      );
+  });
 });

@@ -1,6 +1,7 @@
 // The fast path of AgentToServer decoding: the fields the service reads, straight from the bytes into
-// the WireAgentToServer shape (health into its domain shape, healthData), without protobufjs's
-// message classes, Long objects or reflection.
+// the WireAgentToServer shape (health, and a description of plain string attributes, into their
+// domain shapes: healthData, descriptionData), without protobufjs's message classes, Long objects or
+// reflection.
 // Conservative on purpose: whatever it does not decode exactly as protobufjs would (a field it does
 // not read, a wire type that does not match, invalid UTF-8, a repeated singular message, which
 // protobufjs merges, a second member of a oneof, deep nesting, truncation) makes it give up, and
@@ -8,6 +9,7 @@
 // A new field the service reads must be added here or it is decoded by protobufjs alone (slower,
 // never wrong). spec/io/opamp/agentToServerReader.spec.ts holds both decoders to the same results.
 
+import type { AgentDescription } from '../../events/agentData.ts';
 import { keyValue } from './anyValueReader.ts';
 import type { WireAgentToServer, WireKeyValue } from './codec.ts';
 import { readHealth } from './healthReader.ts';
@@ -81,6 +83,51 @@ function remoteConfigStatus(r: Reader): NonNullable<WireAgentToServer['remoteCon
   return s;
 }
 
+/**
+ * One attribute whose value is a plain string (KeyValue {1: key, 2: AnyValue {1: string}}) into
+ * `into`, as toAttributes would set it; false on any other shape (the caller starts over).
+ */
+function plainAttribute(r: Reader, into: Record<string, string>): boolean {
+  const outer = r.enter();
+  let key = '';
+  let value: string | undefined;
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    if (tag === 0x0a) key = r.string();
+    else if (tag === 0x12 && value === undefined) {
+      const kvEnd = r.enter();
+      if (r.pos >= r.end || r.uint32() !== 0x0a) return false;
+      value = r.string();
+      if (r.pos !== r.end) return false;
+      r.leave(kvEnd);
+    } else return false;
+  }
+  if (value === undefined) return false;
+  r.leave(outer);
+  into[key] = value;
+  return true;
+}
+
+/**
+ * A description whose attributes are all plain strings (nearly every agent's), read straight into
+ * the domain's AgentDescription; undefined when one is not, and the reader is left anywhere.
+ */
+function plainDescription(r: Reader): AgentDescription | undefined {
+  const outer = r.enter();
+  const identifying: Record<string, string> = {};
+  const nonIdentifying: Record<string, string> = {};
+  while (r.pos < r.end) {
+    const tag = r.uint32();
+    if (tag === 0x0a) {
+      if (!plainAttribute(r, identifying)) return undefined;
+    } else if (tag === 0x12) {
+      if (!plainAttribute(r, nonIdentifying)) return undefined;
+    } else throw giveUp;
+  }
+  r.leave(outer);
+  return { identifying, nonIdentifying };
+}
+
 function description(r: Reader): NonNullable<WireAgentToServer['agentDescription']> {
   const outer = r.enter();
   const d = { identifyingAttributes: [] as WireKeyValue[], nonIdentifyingAttributes: [] as WireKeyValue[] };
@@ -105,10 +152,19 @@ function agentToServer(r: Reader): WireAgentToServer {
       case 0x10:
         msg.sequenceNum = r.uint64();
         break;
-      case 0x1a:
-        if (msg.agentDescription != null) throw giveUp;
-        msg.agentDescription = description(r);
+      case 0x1a: {
+        if (msg.agentDescription != null || msg.descriptionData !== undefined) throw giveUp;
+        // Plain string attributes go straight into domain terms; anything else as AnyValues.
+        const { pos, end } = r;
+        const plain = plainDescription(r);
+        if (plain !== undefined) msg.descriptionData = plain;
+        else {
+          r.pos = pos;
+          r.end = end;
+          msg.agentDescription = description(r);
+        }
         break;
+      }
       case 0x20:
         msg.capabilities = r.uint64();
         break;

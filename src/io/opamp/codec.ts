@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type Long from 'long';
 import type protobufjs from 'protobufjs';
-import type { ComponentHealth } from '../../events/agentData.ts';
+import type { AgentDescription, ComponentHealth } from '../../events/agentData.ts';
 import { readAgentToServer } from './agentToServerReader.ts';
 import { writeServerToAgent } from './serverToAgentWriter.ts';
 
@@ -84,6 +84,8 @@ export interface WireAgentToServer {
     identifyingAttributes: WireKeyValue[];
     nonIdentifyingAttributes: WireKeyValue[];
   }>;
+  /** The description in domain terms, as toDescription would make it (the fast decoder's, when every attribute is a plain string). */
+  descriptionData?: AgentDescription;
   health?: Maybe<WireComponentHealth>;
   /** The health already in domain terms, as toHealth would make it of `health` (the fast decoder's). */
   healthData?: ComponentHealth;

@@ -17,7 +17,8 @@ export function toAgentMessage(msg: WireAgentToServer, uid: InstanceUid): AgentM
     uid,
     sequenceNum: toBigUint(msg.sequenceNum),
     capabilities: toBigUint(msg.capabilities),
-    description: msg.agentDescription != null ? toDescription(msg.agentDescription) : undefined,
+    description:
+      msg.descriptionData ?? (msg.agentDescription != null ? toDescription(msg.agentDescription) : undefined),
     health: msg.healthData ?? (msg.health != null ? toHealth(msg.health) : undefined),
     effectiveConfig: msg.effectiveConfig != null ? toEffectiveConfig(msg.effectiveConfig) : undefined,
     packageStatuses: msg.packageStatuses != null ? toPackageStatuses(msg.packageStatuses) : undefined,
