@@ -99,7 +99,7 @@ const scenario: Scenario = {
       conditions: [
         `${agents} WebSocket agents per storm (capped below the open-files limit, ${ctx.fdLimit}), at most ${concurrency} connecting at a time, spread over ${ctx.localAddresses.length} source addresses; raw-socket clients in the benchmark process, on the same cores as the server`,
         'each agent: WebSocket upgrade, then one first report (10 attributes, health with a component map, 1 KiB effective config), then waits for the reply; sockets stay open until the storm is over',
-        'server CPU (utime + stime) from the first connect until every agent had its reply, divided by the agents answered; the bare ws server and the service are stormed one after the other in each run, each started fresh, and the load generator collects its own garbage before each storm',
+        'server CPU (utime + stime) from the first connect until every agent had its reply, divided by the agents answered; the bare ws server and the service are stormed one after the other in each run, each started fresh and settled (no CPU used for 200 ms after it printed it was listening), and the load generator collects its own garbage before each storm',
         `each figure is the median of ${ctx.runs} run(s); the ratio is the median of the per-run ratios`,
       ],
       goals: [

@@ -19,3 +19,21 @@ export function memoryKiB(pid: number): { rss: number; peak: number } {
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rss: field('VmRSS'), peak: field('VmHWM') };
 }
+
+/**
+ * Resolves once the process has used no CPU for `quietMs` (or after `maxMs`): a server prints that
+ * it is listening before its startup is over (the service then gives its startup memory back in a
+ * full collection, 60 to 70 ms of CPU), and a measurement that starts at that line would charge the
+ * startup to whatever it measures.
+ */
+export async function settled(pid: number, quietMs = 200, maxMs = 5000): Promise<void> {
+  const step = 50;
+  let last = cpuSeconds(pid);
+  let quiet = 0;
+  for (let waited = 0; waited < maxMs && quiet < quietMs; waited += step) {
+    await new Promise((resolve) => setTimeout(resolve, step));
+    const now = cpuSeconds(pid);
+    quiet = now === last ? quiet + step : 0;
+    last = now;
+  }
+}

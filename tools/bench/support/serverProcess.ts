@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { settled } from './procStats.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -79,7 +80,7 @@ export function startCommand(): { env: Record<string, string>; args: string[] } 
   return { env, args: words.slice(i + 1) };
 }
 
-/** Starts the service with `config` (YAML keys as an object) merged over bench defaults. */
+/** Starts the service with `config` (YAML keys as an object) merged over bench defaults; resolves once it has settled. */
 export async function startService(
   dir: string,
   config: Record<string, unknown> = {},
@@ -110,6 +111,7 @@ export async function startService(
     'the service',
   );
   child.stderr.resume();
+  await settled(child.pid!);
   return {
     kind: 'service',
     pid: child.pid!,
@@ -120,7 +122,7 @@ export async function startService(
   };
 }
 
-/** Starts a bare baseline server (tools/bench/bare/<name>.ts), which prints {"url": ...} when ready. */
+/** Starts a bare baseline server (tools/bench/bare/<name>.ts), which prints {"url": ...} when ready; resolves once it has settled. */
 export async function startBare(name: 'bareWsServer' | 'bareHttpServer'): Promise<ServerProcess> {
   const child = spawn(process.execPath, [join(repoRoot, `tools/bench/bare/${name}.ts`)], {
     cwd: repoRoot,
@@ -132,5 +134,6 @@ export async function startBare(name: 'bareWsServer' | 'bareHttpServer'): Promis
     (line) => (line.startsWith('{') ? (JSON.parse(line) as Record<string, string>) : undefined),
     name,
   );
+  await settled(child.pid!);
   return { kind: name, pid: child.pid!, opampUrl: url!, uiUrl: '', telemetryUrl: '', stop: stopper(child) };
 }
