@@ -217,4 +217,22 @@ describe('the fast decoder on the edges of its fields', () => {
         seen(protobufjsDecode(bytes) as WireAgentToServer),
       );
   });
+
+  it('reads strings that share an interning slot (same length, ends and middle) each as itself', () => {
+    // The slot is chosen from the length and five bytes; these differ only elsewhere.
+    const bytes = encodeAgentToServer({
+      instanceUid: new Uint8Array(16).fill(4),
+      agentDescription: {
+        identifyingAttributes: [
+          { key: 'ab1c1de', value: { stringValue: 'ab2c2de' } },
+          { key: 'ab3c3de', value: { stringValue: 'ab1c1de' } },
+        ],
+      },
+    });
+    for (let i = 0; i < 2; i++)
+      expect(seen(readAgentToServer(bytes)!).message.description?.identifying).to.deep.equal({
+        ab1c1de: 'ab2c2de',
+        ab3c3de: 'ab1c1de',
+      });
+  });
 });

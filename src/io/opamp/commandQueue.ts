@@ -21,6 +21,8 @@ export function createCommandQueue(): CommandQueue {
   return {
     queue: (uid, command) => void waiting.set(uid, command),
     take(uid) {
+      // Asked on every message; nearly always nothing waits.
+      if (waiting.size === 0) return undefined;
       const command = waiting.get(uid);
       if (command !== undefined) waiting.delete(uid);
       return command;

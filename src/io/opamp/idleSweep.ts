@@ -1,17 +1,25 @@
 // Idle WebSocket eviction (issue 7): a socket that sends no OpAMP message for longer than the
 // eviction threshold is closed, so silent clients cannot hold a connection slot forever. Only data
 // frames count as activity; a client that only pings is still idle.
-// The sweep keeps no table of its own: it walks the transport's open sockets and reads the time of
-// each one's last message where the transport keeps it (a field written per message, not a Map entry
-// updated per message and one more kept per connection).
+// The sweep keeps no table of its own and reads no clock per message: each socket carries a flag the
+// transport sets on every message (a field write, not a Map entry updated per message and one more
+// kept per connection), and the sweep, walking the transport's open sockets, turns a set flag into
+// "last heard of now" and clears it.
 
 import type { SchedulerLike, Subscription } from 'rxjs';
+
+/** What the sweep keeps on each socket. */
+export interface IdleMark {
+  /** Set by the transport on every message; cleared by the sweep. */
+  spoke: boolean;
+  /** scheduler.now() at the check that last found `spoke` set (or at the socket's opening). */
+  heardAt: number;
+}
 
 export interface IdleWatch<T> {
   /** The open sockets (the transport's own set). */
   readonly sockets: ReadonlySet<T>;
-  /** scheduler.now() of the socket's last message (or of its opening). */
-  lastMessageAt(socket: T): number;
+  markOf(socket: T): IdleMark;
   /** Closes a silent socket; it leaves `sockets` when its close completes. */
   close(socket: T): void;
   /** False once a socket is closing: it is not closed again. */
@@ -20,8 +28,8 @@ export interface IdleWatch<T> {
 
 /**
  * Closes sockets that sent no message for longer than `timeoutMs`. One timer for all sockets, running
- * only while there are sockets; it checks at a tenth of the timeout (at most every second), so a
- * silent socket is closed no later than that after its deadline.
+ * only while there are sockets; it checks at a tenth of the timeout (at most every second). A message
+ * is noted at the check after it, so a silent socket is closed within two checks of its deadline.
  */
 export function createIdleSweep<T>(scheduler: SchedulerLike, timeoutMs: number, watch: IdleWatch<T>) {
   const every = Math.max(1, Math.min(1000, Math.floor(timeoutMs / 10)));
@@ -30,7 +38,11 @@ export function createIdleSweep<T>(scheduler: SchedulerLike, timeoutMs: number, 
   function check(): void {
     const now = scheduler.now();
     for (const socket of watch.sockets) {
-      if (watch.isOpen(socket) && now - watch.lastMessageAt(socket) > timeoutMs) watch.close(socket);
+      const mark = watch.markOf(socket);
+      if (mark.spoke) {
+        mark.spoke = false;
+        mark.heardAt = now;
+      } else if (watch.isOpen(socket) && now - mark.heardAt > timeoutMs) watch.close(socket);
     }
   }
 

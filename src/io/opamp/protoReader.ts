@@ -12,28 +12,36 @@ const scratch64 = new BigUint64Array(1);
 const scratchBytes = new Uint8Array(scratch64.buffer);
 
 // Short ASCII strings repeat from message to message and from agent to agent (attribute keys and
-// values, component names, status texts): the last string seen in each slot of a small table, keyed
-// by an FNV-1a hash of its bytes, is handed out again when the bytes match. It saves building and
-// collecting a string per field, and agents' records share one copy of each repeated value.
+// values, component names, status texts): the last string seen in each slot of a small table is
+// handed out again when the bytes match. It saves building and collecting a string per field, and
+// agents' records share one copy of each repeated value. The slot comes from the length and five of
+// the bytes (both ends and the middle), not from all of them: the byte-by-byte comparison with the
+// string in the slot decides anyway, and a string that shares a slot with another is only built anew.
 const internMaxLength = 64;
 const internMask = 4095;
 const internTable: (string | undefined)[] = new Array<string | undefined>(internMask + 1).fill(undefined);
 
-function interned(buf: Buffer, pos: number, end: number, slot: number): string {
+function internSlot(buf: Buffer, pos: number, length: number): number {
+  const last = pos + length - 1;
+  let h = Math.imul(length ^ buf[pos]!, 0x9e3779b1);
+  h = Math.imul(h ^ buf[pos + 1]!, 0x85ebca6b);
+  h = Math.imul(h ^ buf[pos + (length >> 1)]!, 0xc2b2ae35);
+  h = Math.imul(h ^ buf[last - 1]!, 0x27d4eb2f);
+  h = Math.imul(h ^ buf[last]!, 0x165667b1);
+  return (h >>> 19) & internMask;
+}
+
+/** The string of `length` ASCII-or-not bytes at `pos` when the slot holds it; undefined otherwise. */
+function internedAt(buf: Buffer, pos: number, length: number, slot: number): string | undefined {
   const known = internTable[slot];
-  if (known !== undefined && known.length === end - pos) {
-    let same = true;
-    for (let i = 0; i < known.length; i++) {
-      if (known.charCodeAt(i) !== buf[pos + i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return known;
-  }
-  const text = buf.toString('latin1', pos, end);
-  internTable[slot] = text;
-  return text;
+  if (known === undefined || known.length !== length) return undefined;
+  for (let i = 0; i < length; i++) if (known.charCodeAt(i) !== buf[pos + i]) return undefined;
+  return known;
+}
+
+function isAsciiAt(buf: Buffer, pos: number, end: number): boolean {
+  for (let i = pos; i < end; i++) if (buf[i]! >= 0x80) return false;
+  return true;
 }
 
 /** A map key that protobufjs would store differently on a plain object gives up. */
@@ -169,18 +177,22 @@ export class Reader {
     const end = this.delimited();
     const { buf, pos } = this;
     this.pos = end;
-    if (end - pos <= internMaxLength) {
-      let hash = 0x811c9dc5;
-      let ascii = true;
-      for (let i = pos; i < end; i++) {
-        const b = buf[i]!;
-        if (b >= 0x80) {
-          ascii = false;
-          break;
+    const length = end - pos;
+    if (length <= internMaxLength) {
+      if (length < 2) {
+        if (length === 0) return '';
+        if (buf[pos]! < 0x80) return String.fromCharCode(buf[pos]!);
+      } else {
+        // Every string in the table is ASCII, so a match is too.
+        const slot = internSlot(buf, pos, length);
+        const known = internedAt(buf, pos, length, slot);
+        if (known !== undefined) return known;
+        if (isAsciiAt(buf, pos, end)) {
+          const text = buf.toString('latin1', pos, end);
+          internTable[slot] = text;
+          return text;
         }
-        hash = Math.imul(hash ^ b, 0x01000193);
       }
-      if (ascii) return interned(buf, pos, end, (hash >>> 0) & internMask);
     } else if (isAscii(buf.subarray(pos, end))) return buf.toString('latin1', pos, end);
     const text = buf.toString('utf8', pos, end);
     // Invalid sequences decode to U+FFFD; a valid one yields U+FFFD only from its own EF BF BD bytes.

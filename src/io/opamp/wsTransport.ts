@@ -15,7 +15,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Connection, type OpampConnection } from './connection.ts';
 import { frame, unframe } from './framing.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
-import { createIdleSweep } from './idleSweep.ts';
+import { createIdleSweep, type IdleMark } from './idleSweep.ts';
 import { peerOf } from './peer.ts';
 
 export interface WsTransport {
@@ -43,11 +43,12 @@ function sendReply(ws: WebSocket, message: Uint8Array, tail: Uint8Array | undefi
 const uncork = (socket: Duplex): void => socket.uncork();
 
 /** A WebSocket's connection: the socket its replies are corked on, and pushes sent as replies are. */
-class WsConnection extends Connection {
+class WsConnection extends Connection implements IdleMark {
   readonly ws: WebSocket;
   readonly socket: Duplex;
-  /** scheduler.now() of the last message (or of the upgrade), for the idle sweep. */
-  lastMessageAt = 0;
+  /** For the idle sweep (idleSweep.ts). */
+  spoke = false;
+  heardAt = 0;
 
   constructor(ws: WebSocket, socket: Duplex, remoteAddr: string, tlsSubject: string | null) {
     super('ws', remoteAddr, tlsSubject);
@@ -93,7 +94,7 @@ export function createWsTransport(
     options.idleTimeoutMs !== undefined && clock !== undefined
       ? createIdleSweep(clock, options.idleTimeoutMs, {
           sockets,
-          lastMessageAt: (ws) => (ws as Served)[connectionOf].lastMessageAt,
+          markOf: (ws) => (ws as Served)[connectionOf],
           isOpen: (ws) => ws.readyState === ws.OPEN,
           close: (ws) => ws.close(1000, 'idle for longer than the eviction threshold'),
         })
@@ -103,7 +104,7 @@ export function createWsTransport(
   // its connection on the WebSocket: no closures per connection.
   function onMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
     const ws = this as Served;
-    if (clock !== undefined) ws[connectionOf].lastMessageAt = clock.now();
+    ws[connectionOf].spoke = true;
     if (!isBinary) {
       observer.messageFailed('text frame');
       return;
@@ -147,7 +148,7 @@ export function createWsTransport(
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);
-    if (clock !== undefined) connection.lastMessageAt = clock.now();
+    if (clock !== undefined) connection.heardAt = clock.now();
     idle?.opened();
     ws.on('message', onMessage);
     ws.on('error', onError);
