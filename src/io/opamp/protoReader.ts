@@ -19,7 +19,11 @@ const scratchBytes = new Uint8Array(scratch64.buffer);
 // string in the slot decides anyway, and a string that shares a slot with another is only built anew.
 const internMaxLength = 64;
 const internMask = 4095;
+/** The string in each slot, and its bytes in one flat arena (a slot's bytes at slot × 64): comparing
+ * against the arena reads memory that stays in cache, not a string object somewhere on the heap. */
 const internTable: (string | undefined)[] = new Array<string | undefined>(internMask + 1).fill(undefined);
+const internLengths = new Uint8Array(internMask + 1);
+const internBytes = new Uint8Array((internMask + 1) * internMaxLength);
 
 function internSlot(buf: Buffer, pos: number, length: number): number {
   const last = pos + length - 1;
@@ -31,12 +35,18 @@ function internSlot(buf: Buffer, pos: number, length: number): number {
   return (h >>> 19) & internMask;
 }
 
-/** The string of `length` ASCII-or-not bytes at `pos` when the slot holds it; undefined otherwise. */
+/** The string of the `length` bytes at `pos` when the slot holds it; undefined otherwise. */
 function internedAt(buf: Buffer, pos: number, length: number, slot: number): string | undefined {
-  const known = internTable[slot];
-  if (known === undefined || known.length !== length) return undefined;
-  for (let i = 0; i < length; i++) if (known.charCodeAt(i) !== buf[pos + i]) return undefined;
-  return known;
+  if (internLengths[slot] !== length) return undefined;
+  const base = slot * internMaxLength;
+  for (let i = 0; i < length; i++) if (internBytes[base + i] !== buf[pos + i]) return undefined;
+  return internTable[slot];
+}
+
+function intern(buf: Buffer, pos: number, length: number, slot: number, text: string): void {
+  internTable[slot] = text;
+  internLengths[slot] = length;
+  internBytes.set(buf.subarray(pos, pos + length), slot * internMaxLength);
 }
 
 function isAsciiAt(buf: Buffer, pos: number, end: number): boolean {
@@ -189,7 +199,7 @@ export class Reader {
         if (known !== undefined) return known;
         if (isAsciiAt(buf, pos, end)) {
           const text = buf.toString('latin1', pos, end);
-          internTable[slot] = text;
+          intern(buf, pos, length, slot, text);
           return text;
         }
       }
