@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import { ConnectionAgents, createConnection } from '../../../src/io/opamp/connection.ts';
+import { toInstanceUid } from '../../../src/io/opamp/instanceUid.ts';
 
 const a = 'a' as InstanceUid;
 const b = 'b' as InstanceUid;
@@ -52,5 +53,19 @@ describe('a connection', () => {
     const two = createConnection('http', '', null);
     expect(two.id).not.to.equal(one.id);
     expect(createConnection('ws', '', null, one.id).id).to.equal(one.id);
+  });
+
+  it('reads instance_uids as toInstanceUid does, the same one again without converting it', () => {
+    const connection = createConnection('ws', '', null);
+    const a = Uint8Array.from({ length: 16 }, (_, i) => i * 17);
+    const b = Uint8Array.from(a, (v, i) => (i === 15 ? v ^ 1 : v));
+    const first = connection.instanceUid(a);
+    expect(first).to.equal(toInstanceUid(a));
+    expect(connection.instanceUid(Uint8Array.from(a))).to.equal(first);
+    expect(connection.instanceUid(b)).to.equal(toInstanceUid(b)).and.not.equal(first);
+    expect(connection.instanceUid(a)).to.equal(first);
+    const ulid = new TextEncoder().encode('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(connection.instanceUid(ulid)).to.equal('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(connection.instanceUid(new Uint8Array(3))).to.equal(undefined);
   });
 });

@@ -6,6 +6,7 @@
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
+import { toInstanceUid } from './instanceUid.ts';
 
 /** The agents whose messages arrived on one connection: nearly always one, many behind a gateway. */
 export class ConnectionAgents implements Iterable<InstanceUid> {
@@ -52,7 +53,13 @@ export interface OpampConnection {
   session(): Session;
   /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
   send?: (message: Uint8Array, tail?: Uint8Array) => void;
+  /** toInstanceUid of a message's instance_uid, remembering the last one (the next message's, nearly always). */
+  instanceUid(bytes: Uint8Array): InstanceUid | undefined;
 }
+
+/** Four bytes as one int32 (a small integer, kept in the object itself). */
+const word = (b: Uint8Array, at: number): number =>
+  b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
 
 let nextId = 1;
 
@@ -66,6 +73,12 @@ export class Connection implements OpampConnection {
   replied = false;
   readonly agents = new ConnectionAgents();
   #session: Session | undefined = undefined;
+  /** The last 16-byte instance_uid as four words, and its text. */
+  #uid: InstanceUid | undefined = undefined;
+  #uid0 = 0;
+  #uid1 = 0;
+  #uid2 = 0;
+  #uid3 = 0;
 
   constructor(
     transport: Transport,
@@ -77,6 +90,28 @@ export class Connection implements OpampConnection {
     this.transport = transport;
     this.remoteAddr = remoteAddr;
     this.tlsSubject = tlsSubject;
+  }
+
+  instanceUid(bytes: Uint8Array): InstanceUid | undefined {
+    if (bytes.length !== 16) return toInstanceUid(bytes);
+    const w0 = word(bytes, 0);
+    const w1 = word(bytes, 4);
+    const w2 = word(bytes, 8);
+    const w3 = word(bytes, 12);
+    if (
+      this.#uid !== undefined &&
+      w0 === this.#uid0 &&
+      w1 === this.#uid1 &&
+      w2 === this.#uid2 &&
+      w3 === this.#uid3
+    )
+      return this.#uid;
+    this.#uid = toInstanceUid(bytes);
+    this.#uid0 = w0;
+    this.#uid1 = w1;
+    this.#uid2 = w2;
+    this.#uid3 = w3;
+    return this.#uid;
   }
 
   session(): Session {

@@ -26,7 +26,7 @@ import {
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
 import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
-import { instanceUidBytes, toInstanceUid } from './instanceUid.ts';
+import { instanceUidBytes } from './instanceUid.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
@@ -164,7 +164,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     }
     if (isGatewayConnect(msg)) return handleGatewayConnect(connection, msg, at);
     const uidBytes = msg.instanceUid ?? new Uint8Array();
-    const uid = toInstanceUid(uidBytes);
+    const uid = connection.instanceUid(uidBytes);
     if (uid === undefined)
       return reject(
         uidBytes,
