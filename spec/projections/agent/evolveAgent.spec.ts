@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
-import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
+import fc from 'fast-check';
+import { evolveAgent, evolveAgentAll } from '../../../src/projections/agent/evolveAgent.ts';
+import { health } from '../../support/agentFixture.ts';
 import {
   checkedIn,
   connected,
@@ -94,5 +96,68 @@ describe('evolveAgent', () => {
   it('ignores reports for an agent it does not hold', () => {
     expect(evolveAgent(undefined, described(a, 1, {}))).to.equal(undefined);
     expect(evolveAgent(undefined, checkedIn(a, 1))).to.equal(undefined);
+  });
+});
+
+describe('evolveAgentAll', () => {
+  const sessions = [session(1), session(2), session(3, { transport: 'http' })];
+  const event = fc.oneof(
+    fc.record({ s: fc.nat(2), at: fc.nat(100) }).map(({ s, at }) => connected(a, at, sessions[s])),
+    fc
+      .record({ s: fc.nat(2), at: fc.nat(100), seq: fc.bigInt({ min: 0n, max: 9n }) })
+      .map(({ s, at, seq }) => checkedIn(a, at, seq, sessions[s])),
+    fc.nat(100).map((at) => described(a, at, { 'service.name': `s${at % 3}` })),
+    fc.nat(100).map((at) => disconnected(a, at)),
+    fc.nat(100).map((at) => evicted(a, at, at)),
+    fc.nat(100).map((at): AgentEvent => ({
+      type: 'AgentHealthReported',
+      at,
+      data: { uid: a, health: health(at % 2 === 0) },
+    })),
+    fc.nat(100).map((at): AgentEvent => ({
+      type: 'AgentFullStateRequested',
+      at,
+      data: { uid: a, reason: 'sequence_gap' },
+    })),
+    fc.nat(100).map((at): AgentEvent => ({
+      type: 'AgentRemoteConfigOffered',
+      at,
+      data: { uid: a, hash: `h${at}`, configs: [] },
+    })),
+    fc.nat(100).map((at): AgentEvent => ({
+      type: 'AgentComplianceChanged',
+      at,
+      data: { uid: a, missing: ['team'], conflicts: [], newlyMissing: ['team'], newlyConflicting: [] },
+    })),
+  );
+
+  it('ends where folding evolveAgent event by event ends, and leaves what it was given alone', () => {
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(event, { maxLength: 12 }), (known, events) => {
+        const start = known ? fold([connected(a, 0), checkedIn(a, 0)]) : undefined;
+        const before = structuredClone(start);
+        const all = evolveAgentAll(start, events);
+        const oneByOne = fold(events, start);
+        expect(all).to.deep.equal(oneByOne);
+        if (oneByOne === start) expect(all).to.equal(start);
+        expect(start).to.deep.equal(before);
+      }),
+    );
+  });
+
+  it('makes one new record however many events change it', () => {
+    const start = fold([connected(a, 0)])!;
+    const after = evolveAgentAll(start, [
+      checkedIn(a, 5, 1n),
+      described(a, 5, { x: 'y' }),
+      checkedIn(a, 6, 2n),
+    ]);
+    expect(after).not.to.equal(start);
+    expect(after).to.include({ lastSeen: 6, sequenceNum: 2n });
+    expect(evolveAgentAll(start, [disconnected(a, 1), disconnected(a, 2)])).to.include({
+      connected: false,
+      connectionChangedAt: 1,
+    });
+    expect(evolveAgentAll(start, [])).to.equal(start);
   });
 });

@@ -1,8 +1,8 @@
 // The decision for one AgentToServer (STYLE 18): given the agent as the registry knows it (or
 // undefined), the message in domain terms and its context, it returns the events to publish and
-// what the reply must carry. Pure. It folds its own events with evolveAgent, the fold the registry
-// uses, to know the state after them, so nothing is read back from a projection after publishing
-// and the order in which the bus delivers is never load-bearing.
+// what the reply must carry. Pure. It folds its own events with evolveAgentAll (the registry's fold,
+// evolveAgent, over all of them at once) to know the state after them, so nothing is read back from
+// a projection after publishing and the order in which the bus delivers is never load-bearing.
 //
 // Event order (docs/events.md): AgentConnected? → AgentCheckedIn → AgentStatusReported? →
 // AgentHealthReported? → AgentEffectiveConfigReported? → AgentPackageStatusesReported? →
@@ -16,7 +16,7 @@ import type { DesiredConfig } from '../remoteConfig/desiredConfig.ts';
 import { shouldOffer } from '../remoteConfig/offerRule.ts';
 import { presentParts, type AgentMessage } from './agentMessage.ts';
 import type { AgentState } from './agentState.ts';
-import { evolveAgent } from './evolveAgent.ts';
+import { evolveAgentAll } from './evolveAgent.ts';
 import { decideFullState } from './fullState.ts';
 
 export interface DecisionContext {
@@ -96,8 +96,7 @@ export function decideAgent(
   ctx: DecisionContext,
 ): Decision {
   const events = reported(known, message, ctx);
-  let after = known;
-  for (let i = 0; i < events.length; i++) after = evolveAgent(after, events[i]!);
+  const after = evolveAgentAll(known, events);
   const { uid } = message;
   // A command goes alone: the agent restarts and reports its full state anyway.
   const command =
