@@ -34,8 +34,9 @@ export function createSharedText(options: { maxChars: number; maxTextChars: numb
   let previous = new Map<string, string>();
   let chars = 0;
   let previousChars = 0;
-  /** Most recently used first. */
+  /** The last distinct bodies decoded, in a ring: `oldest` is the slot the next one replaces. */
   const recent: { bytes: Uint8Array; text: string }[] = [];
+  let oldest = 0;
   let decodes = 0;
 
   function share(text: string): string {
@@ -57,18 +58,13 @@ export function createSharedText(options: { maxChars: number; maxTextChars: numb
   function shareUtf8(bytes: Uint8Array): string {
     for (let i = 0; i < recent.length; i++) {
       const entry = recent[i]!;
-      if (entry.bytes.length !== bytes.length || Buffer.compare(entry.bytes, bytes) !== 0) continue;
-      if (i > 0) {
-        recent.splice(i, 1);
-        recent.unshift(entry);
-      }
-      return entry.text;
+      if (entry.bytes.length === bytes.length && Buffer.compare(entry.bytes, bytes) === 0) return entry.text;
     }
     decodes++;
     const text = share(utf8.decode(bytes));
     if (bytes.length > 0 && bytes.length <= maxRecentBytes) {
-      recent.unshift({ bytes: new Uint8Array(bytes), text });
-      if (recent.length > recentBodies) recent.pop();
+      recent[oldest] = { bytes: new Uint8Array(bytes), text };
+      oldest = (oldest + 1) % recentBodies;
     }
     return text;
   }

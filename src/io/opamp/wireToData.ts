@@ -113,7 +113,10 @@ export function toHealth(h: WireComponentHealth, depth = 0): ComponentHealth {
 
 export function toEffectiveConfig(e: NonNullable<WireAgentToServer['effectiveConfig']>): EffectiveConfig {
   const out: Record<string, { body: string; contentType: string }> = {};
-  for (const [name, file] of Object.entries(e.configMap?.configMap ?? {})) {
+  const files = e.configMap?.configMap ?? {};
+  for (const name in files) {
+    if (!Object.hasOwn(files, name)) continue;
+    const file = files[name]!;
     // protobufjs leaves an absent bytes field as its default, a plain empty array, not a Uint8Array.
     const body = file.body instanceof Uint8Array ? file.body : new Uint8Array();
     out[name] = { body: configBodies.shareUtf8(body), contentType: file.contentType ?? '' };
