@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import type { ServerToAgentFields } from '../../../src/io/opamp/codec.ts';
+import { encodeServerToAgent, type ServerToAgentFields } from '../../../src/io/opamp/codec.ts';
 import { writeServerToAgent } from '../../../src/io/opamp/serverToAgentWriter.ts';
 
 const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
@@ -63,5 +63,16 @@ describe('the fast ServerToAgent encoder', () => {
     same(open);
     open.push('com.example.c'); // changed after it was encoded: not taken from memory
     same(open);
+  });
+
+  it('leaves the framing room asked for in front of a reply, whichever encoder writes it', () => {
+    const uid = new Uint8Array(16).fill(5);
+    const usual = { instanceUid: uid, flags: 1 };
+    const unusual = { instanceUid: uid, errorResponse: { type: 1, errorMessage: 'bad' } };
+    for (const fields of [usual, unusual]) {
+      const framed = Buffer.from(encodeServerToAgent(fields, 1));
+      expect(framed[0]).to.equal(0);
+      expect(framed.subarray(1).toString('hex')).to.equal(protobufjsEncode(fields).toString('hex'));
+    }
   });
 });

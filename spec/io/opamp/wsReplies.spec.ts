@@ -15,6 +15,10 @@ function clientFrame(payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from([0x82, 0x80 | body.length]), key, masked]);
 }
 
+/** `payload` after the connection's reply headroom, as the handler encodes replies. */
+const withHeadroom = (c: OpampConnection, payload: Uint8Array): Buffer =>
+  Buffer.concat([Buffer.alloc(c.replyHeadroom), payload]);
+
 /** Server frames in `bytes` (all short, unmasked). */
 function serverFrames(bytes: Buffer): Buffer[] {
   const frames: Buffer[] = [];
@@ -35,9 +39,10 @@ describe('WebSocket transport: replies and writes', () => {
   let received: Buffer;
 
   beforeEach(async () => {
-    // A handler that answers every message with its own payload: the transport is under test.
+    // A handler that answers every message with its own payload: the transport is under test. As
+    // the handler does, it leaves the connection's reply headroom (the framing header) in front.
     const handler: OpampHandler = {
-      handle: (_c, payload) => ({ ok: true, reply: Buffer.from(payload) }),
+      handle: (c, payload) => ({ ok: true, reply: withHeadroom(c, payload) }),
       closed: () => undefined,
       push: () => false,
       pushable: () => [].values(),
@@ -98,7 +103,7 @@ describe('WebSocket transport: replies and writes', () => {
   });
 
   it('sends a reply made outside a read (a push) at once', async () => {
-    connection.send!(Buffer.from('pushed'), undefined);
+    connection.send!(withHeadroom(connection, Buffer.from('pushed')), undefined);
     expect(await replies(1)).to.deep.equal(['pushed']);
     expect(writes).to.equal(1);
   });

@@ -131,12 +131,19 @@ export function decodeAgentToServer(bytes: Uint8Array): WireAgentToServer {
   );
 }
 
-/** The reply's bytes: the fast path writes the usual replies, protobufjs everything else. */
-export function encodeServerToAgent(fields: ServerToAgentFields): Uint8Array {
-  const fast = writeServerToAgent(fields);
+/**
+ * The reply's bytes after `headroom` zero bytes (a transport's framing, written in front without
+ * copying the reply): the fast path writes the usual replies, protobufjs everything else.
+ */
+export function encodeServerToAgent(fields: ServerToAgentFields, headroom = 0): Uint8Array {
+  const fast = writeServerToAgent(fields, headroom);
   if (fast !== undefined) return fast;
   const { ServerToAgent } = messageTypes();
-  return ServerToAgent.encode(ServerToAgent.create(fields)).finish();
+  const bytes = ServerToAgent.encode(ServerToAgent.create(fields)).finish();
+  if (headroom === 0) return bytes;
+  const out = new Uint8Array(headroom + bytes.length);
+  out.set(bytes, headroom);
+  return out;
 }
 
 /** An AgentRemoteConfig alone (the reply appends it as ServerToAgent field 3; see remoteConfigWire.ts). */

@@ -53,6 +53,11 @@ export interface OpampConnection {
   session(): Session;
   /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
   send?: (message: Uint8Array, tail?: Uint8Array) => void;
+  /**
+   * Bytes the transport writes in front of every reply on this connection (a WebSocket's framing
+   * header): the handler encodes replies after that many zero bytes (HandleResult, push).
+   */
+  readonly replyHeadroom: number;
   /** toInstanceUid of a message's instance_uid, remembering the last one (the next message's, nearly always). */
   instanceUid(bytes: Uint8Array): InstanceUid | undefined;
 }
@@ -72,6 +77,9 @@ export class Connection implements OpampConnection {
   isGateway = false;
   replied = false;
   readonly agents = new ConnectionAgents();
+  get replyHeadroom(): number {
+    return 0;
+  }
   #session: Session | undefined = undefined;
   /** The last 16-byte instance_uid as four words, and its text. */
   #uid: InstanceUid | undefined = undefined;

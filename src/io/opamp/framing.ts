@@ -12,9 +12,12 @@ export function unframe(frame: Uint8Array): Unframed {
 }
 
 /**
- * Every frame the service sends carries the header. A Buffer from Node's pool (most replies are a few
- * dozen bytes), not an ArrayBuffer of its own per reply, and ws sends a Buffer without converting it.
+ * Every frame the service sends carries the header: one zero byte. The WebSocket transport has its
+ * replies encoded after that much room (OpampConnection.replyHeadroom), already a frame.
  */
+export const frameHeaderBytes = 1;
+
+/** `payload` framed (tools and specs that send or compare frames). */
 export function frame(payload: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(payload.length + 1);
   out[0] = 0x00;

@@ -35,7 +35,10 @@ const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
 
 export type HandleResult =
-  /** `reply`, then `tail` when present: the remote config field shared by many replies (reply.ts). */
+  /**
+   * `reply`, then `tail` when present: the remote config field shared by many replies (reply.ts).
+   * Every reply starts with connection.replyHeadroom zero bytes, left for the transport's framing.
+   */
   | { readonly ok: true; readonly reply: Uint8Array; readonly tail?: Uint8Array | undefined }
   /**
    * A bad request. On WebSocket a decodable message with a bad id is answered with `reply` (a
@@ -89,12 +92,12 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
    */
   const online = new Map<InstanceUid, OpampConnection>();
 
-  function reject(uidBytes: Uint8Array, error: string): HandleResult {
+  function reject(connection: OpampConnection, uidBytes: Uint8Array, error: string): HandleResult {
     observer.messageFailed(error);
-    const reply = encodeServerToAgent({
-      instanceUid: uidBytes,
-      errorResponse: { type: BadRequest, errorMessage: error },
-    });
+    const reply = encodeServerToAgent(
+      { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: error } },
+      connection.replyHeadroom,
+    );
     return { ok: false, reply, error };
   }
 
@@ -109,7 +112,11 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   }
 
   function compose(connection: OpampConnection, uidBytes: Uint8Array, intent: ReplyIntent): WireReply {
-    return encodeReply(withCapabilities(connection, replyFields(uidBytes, intent)), intent);
+    return encodeReply(
+      withCapabilities(connection, replyFields(uidBytes, intent)),
+      intent,
+      connection.replyHeadroom,
+    );
   }
 
   function handleGatewayConnect(
@@ -135,6 +142,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         instanceUid: new Uint8Array(),
         customMessage: { capability: answer.capability, type: 'connectResult', data: answer.data },
       }),
+      connection.replyHeadroom,
     );
     return { ok: true, reply };
   }
@@ -146,6 +154,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         agentIdentification: { newInstanceUid: uuidv7Bytes(at) },
         flags: ReportFullState,
       }),
+      connection.replyHeadroom,
     );
     return { ok: true, reply };
   }
@@ -167,6 +176,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const uid = connection.instanceUid(uidBytes);
     if (uid === undefined)
       return reject(
+        connection,
         uidBytes,
         `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`,
       );
@@ -177,7 +187,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     } catch (error) {
       // Hostile input must not throw out of the handler: translation and decision are pure and run
       // before anything is published, so a throw here (e.g. a RangeError) leaves the registry as it was.
-      return reject(uidBytes, `message could not be processed: ${(error as Error).message}`);
+      return reject(connection, uidBytes, `message could not be processed: ${(error as Error).message}`);
     }
   }
 

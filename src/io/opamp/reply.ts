@@ -30,8 +30,9 @@ export interface WireReply {
   readonly tail: Uint8Array | undefined;
 }
 
-export function encodeReply(fields: ServerToAgentFields, intent: ReplyIntent): WireReply {
-  const head = encodeServerToAgent(fields);
+/** `head` starts with `headroom` zero bytes for the transport's framing (codec.ts). */
+export function encodeReply(fields: ServerToAgentFields, intent: ReplyIntent, headroom = 0): WireReply {
+  const head = encodeServerToAgent(fields, headroom);
   return {
     head,
     tail: intent.remoteConfig === undefined ? undefined : remoteConfigField(intent.remoteConfig),

@@ -61,8 +61,8 @@ function customCapabilitiesField(list: readonly string[]): Uint8Array | undefine
   return out;
 }
 
-/** The encoded reply, or undefined when protobufjs must encode it. */
-export function writeServerToAgent(fields: ServerToAgentFields): Uint8Array | undefined {
+/** The encoded reply after `headroom` zero bytes, or undefined when protobufjs must encode it. */
+export function writeServerToAgent(fields: ServerToAgentFields, headroom = 0): Uint8Array | undefined {
   for (const key in fields) if (!fastFields.has(key)) return undefined;
   const { instanceUid, flags, capabilities, customCapabilities } = fields;
   if (!(instanceUid instanceof Uint8Array)) return undefined;
@@ -80,8 +80,9 @@ export function writeServerToAgent(fields: ServerToAgentFields): Uint8Array | un
   const flagsSize = flags ? 1 + varintSize(flags) : 0;
   const capabilitiesSize = capabilities ? 1 + varintSize(capabilities) : 0;
   const size = uidSize + flagsSize + capabilitiesSize + (custom !== undefined ? custom.length : 0);
-  const out = Buffer.allocUnsafe(size);
+  const out = Buffer.allocUnsafe(headroom + size);
   let at = 0;
+  while (at < headroom) out[at++] = 0;
   if (uidSize > 0) {
     out[at++] = 0x0a;
     at = writeVarint(out, at, instanceUid.length);

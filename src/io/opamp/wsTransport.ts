@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Connection, type OpampConnection } from './connection.ts';
-import { frame, unframe } from './framing.ts';
+import { frameHeaderBytes, unframe } from './framing.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createIdleSweep, type IdleMark } from './idleSweep.ts';
 import { peerOf } from './peer.ts';
@@ -26,17 +26,18 @@ export interface WsTransport {
 }
 
 /**
- * One ServerToAgent message. With a tail (the remote config field shared by many replies) it goes as
- * two frames of one message, so the shared bytes are never copied per agent (RFC 6455 fragmentation,
- * which every WebSocket peer reassembles).
+ * One ServerToAgent message, encoded after the framing header's room (a WsConnection's
+ * replyHeadroom, zero: the header) so it goes as it is. With a tail (the remote config field shared
+ * by many replies) it goes as two frames of one message, so the shared bytes are never copied per
+ * agent (RFC 6455 fragmentation, which every WebSocket peer reassembles).
  */
-function sendReply(ws: WebSocket, message: Uint8Array, tail: Uint8Array | undefined): void {
+function sendReply(ws: WebSocket, framed: Uint8Array, tail: Uint8Array | undefined): void {
   if (ws.readyState !== ws.OPEN) return;
   if (tail === undefined) {
-    ws.send(frame(message));
+    ws.send(framed);
     return;
   }
-  ws.send(frame(message), { binary: true, fin: false });
+  ws.send(framed, { binary: true, fin: false });
   ws.send(tail, { binary: true, fin: true });
 }
 
@@ -54,6 +55,11 @@ class WsConnection extends Connection implements IdleMark {
     super('ws', remoteAddr, tlsSubject);
     this.ws = ws;
     this.socket = socket;
+  }
+
+  /** Replies are encoded after the framing header (framing.ts): the header is their first byte. */
+  override get replyHeadroom(): number {
+    return frameHeaderBytes;
   }
 
   send(message: Uint8Array, tail?: Uint8Array): void {
