@@ -101,7 +101,7 @@ const scenario: Scenario = {
       rows,
       conditions: [
         'WebSocket agents from tools/simulate (the ws library), ramping up at 5,000 per second over 8 source addresses: a full first report (10 attributes, health, 1 KiB effective config), then heartbeats every 30 s with 1 % health flaps',
-        `RSS before: the service's RSS 0.5 s after it is listening, persistence off (its idle footprint), started as npm start starts it (compile cache in node_modules/.cache/ warmed by one start before the runs); RSS with fleet: ${ctx.quick ? '1 s' : '32 s'} after every agent is connected, so each has heartbeated again; RSS per agent = (with − before) / agents`,
+        `RSS before: the service's RSS 0.5 s after it settled (it printed that it is listening, then used no CPU for 200 ms), persistence off (its idle footprint), started as npm start starts it (compile cache in node_modules/.cache/ warmed by one start before the runs); RSS with fleet: ${ctx.quick ? '1 s' : '32 s'} after every agent is connected, so each has heartbeated again; RSS per agent = (with − before) / agents`,
         `the service is started fresh for each run; each figure is the median of ${ctx.runs} run(s)`,
       ],
       goals: [
