@@ -128,18 +128,11 @@ export class Reader {
     throw giveUp;
   }
 
-  /** One BigInt allocated (Buffer#readBigUInt64LE builds four). */
-  fixed64(): bigint {
-    if (this.pos + 8 > this.end) throw giveUp;
-    for (let i = 0; i < 8; i++) scratchBytes[i] = this.buf[this.pos + i]!;
-    this.pos += 8;
-    return scratch64[0]!;
-  }
-
   /**
-   * fixed64, handing out the BigInt of the previous read through `last` when the eight bytes are the
+   * A fixed64, handing out the BigInt of the previous read through `last` when the eight bytes are the
    * same: timestamps repeat across a health tree (components start with their collector) and across
-   * agents, and each BigInt is a heap object an agent's record would otherwise keep a copy of.
+   * agents, and each BigInt is a heap object an agent's record would otherwise keep a copy of. One
+   * BigInt allocated otherwise (Buffer#readBigUInt64LE builds four).
    */
   fixed64Repeated(last: RepeatedFixed64): bigint {
     if (this.pos + 8 > this.end) throw giveUp;

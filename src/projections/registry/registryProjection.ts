@@ -115,20 +115,18 @@ export function createRegistryProjection(
     },
   });
 
-  const orderedSlots = (): readonly Slot[] => order.slots();
-
   function* ordered(): IterableIterator<AgentState> {
     // A later membership change replaces the snapshot; this walk keeps the array it started with.
-    for (const slot of orderedSlots()) yield slot.state;
+    for (const slot of order.slots()) yield slot.state;
   }
 
   function forEachOrdered(visit: (agent: AgentState, index: number) => boolean | void): void {
-    const slots = orderedSlots();
+    const slots = order.slots();
     for (let i = 0; i < slots.length; i++) if (visit(slots[i]!.state, i) === false) return;
   }
 
   function attributeColumn(key: string): AttributeColumn {
-    return columns.column(key, orderedSlots());
+    return columns.column(key, order.slots());
   }
 
   function* values(): IterableIterator<AgentState> {
