@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
 import { startApp } from '../support/startApp.ts';
 import { connectAgent, type TestAgent } from '../web/pages/pagesHarness.ts';
+import { contrastOf } from './contrast.ts';
 import { artifacts, launchBrowser, requireChromium, watchProblems, type Win } from './browserHarness.ts';
 
 const names = (page: Page) => page.locator('#fleet-table .agent-name').allTextContents();
@@ -170,6 +171,9 @@ describe('web UI in a real browser', function () {
     expect(
       await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.theme),
     ).to.equal('dark');
+    const report = await contrastOf(page);
+    expect(report.pageLuminance).to.be.below(0.1);
+    expect(report.failures).to.deep.equal([]);
     await page.screenshot({ path: new URL('fleet-dark.png', artifacts).pathname, fullPage: true });
   });
 

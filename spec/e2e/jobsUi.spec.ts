@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { adminToken, arm, startJobsService, type JobsService } from '../web/pages/jobsHarness.ts';
+import { contrastOf } from './contrast.ts';
 import { launchBrowser, requireChromium, screenshot, watchProblems, type Win } from './browserHarness.ts';
 
 const texts = (page: Page, selector: string) => page.locator(selector).allTextContents();
@@ -152,14 +153,24 @@ describe('jobs pages in a real browser', function () {
     await screenshot(page, 'agent-jobs.png');
   });
 
-  it('reads well in the dark theme', async () => {
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.goto(`${ui()}/jobs`);
-    await screenshot(page, 'jobs-dark.png');
-    await page.goto(`${ui()}/jobs/${running}`);
-    await screenshot(page, 'job-dark.png');
-    await page.emulateMedia({ colorScheme: 'light' });
-  });
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`reads well in the ${scheme} theme: every text at least 4.5:1 against its background`, async () => {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [path, file] of [
+        ['/jobs', `jobs-${scheme}.png`],
+        [`/jobs/${running}`, `job-${scheme}.png`],
+      ] as const) {
+        await page.goto(`${ui()}${path}`);
+        const report = await contrastOf(page);
+        expect(report.measured, path).to.be.greaterThan(10);
+        expect(report.failures, path).to.deep.equal([]);
+        if (scheme === 'dark') expect(report.pageLuminance, path).to.be.below(0.1);
+        else expect(report.pageLuminance, path).to.be.above(0.8);
+        await screenshot(page, file);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    });
+  }
 
   it('ran without Content-Security-Policy violations, script errors or requests to other origins', () => {
     expect(problems).to.deep.equal([]);
