@@ -26,19 +26,27 @@ describe('LISTEN/NOTIFY on a dedicated connection', () => {
     const seen: string[] = [];
     notifications.on('svc_test', (payload) => seen.push(payload));
     notifications.on('svc_other', () => seen.push('wrong channel'));
+    const markers: string[] = [];
+    notifications.on('svc_marker', (payload) => markers.push(payload));
     await notifications.start();
     const client = await db.client();
+    const other = await db.client();
     try {
       await client.query('BEGIN');
       const sql = notifySql('svc_test', 'hello');
       await client.query(sql.text, sql.values);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // A marker committed by another session after the NOTIFY was issued: PostgreSQL delivers in
+      // commit order, so once the marker is here an uncommitted NOTIFY would have arrived before it.
+      const marker = notifySql('svc_marker', 'after');
+      await other.query(marker.text, marker.values);
+      await eventually(() => Promise.resolve(markers.length > 0), 'the marker');
       expect(seen).to.deep.equal([]);
       await client.query('COMMIT');
       await eventually(() => Promise.resolve(seen.length > 0), 'the notification');
       expect(seen).to.deep.equal(['hello']);
     } finally {
       await client.end();
+      await other.end();
       await notifications.stop();
     }
   });
