@@ -90,6 +90,22 @@ export const boundaries = [
     },
   })),
   {
+    // The environment reaches the service through the entry point only (main.ts hands it to the
+    // config loader and the build identity), so no module depends on a global.
+    files: ['src/**/*.ts'],
+    ignores: ['src/main.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'only src/main.ts reads the environment; take what you need from the config',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { EventBus } from './events/bus.ts';
 import { createFleetCore } from './fleetCore.ts';
-import { readBuildInfo } from './io/buildInfo.ts';
+import { readBuildInfo, type BuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
 import { baseUrl, closeServer, createPlainServer, createTlsServer, listen } from './io/listen.ts';
 import { createEventLog } from './io/eventLog.ts';
@@ -41,6 +41,8 @@ export interface AppDeps {
   readonly logger: Logger;
   /** Time and timers; virtual in specs. Defaults to RxJS's asyncScheduler (wall clock). */
   readonly scheduler?: SchedulerLike;
+  /** Build identity (main reads it with the configuration); without it, package.json and git say. */
+  readonly build?: BuildInfo;
 }
 
 export interface App {
@@ -111,7 +113,7 @@ export function createApp(config: Config, deps: AppDeps): App {
 
   let ready = false;
   let draining = false;
-  const build = readBuildInfo(process.env);
+  const build = deps.build ?? readBuildInfo({});
   const metrics = createTelemetry({
     config,
     build,

@@ -3,6 +3,7 @@
 // Invalid configuration exits 2 before any listener opens; SIGTERM/SIGINT shut down gracefully and exit 0.
 
 import { createApp } from './app.ts';
+import { readBuildInfo } from './io/buildInfo.ts';
 import { readStringFlags } from './io/config/commandLine.ts';
 import { ConfigError, loadConfig } from './io/config/loadConfig.ts';
 import { createLogger } from './io/logger.ts';
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config.log);
-  const app = createApp(config, { logger });
+  // The environment is read here and by the config loader only (SVC_BUILD_COMMIT).
+  const app = createApp(config, { logger, build: readBuildInfo(process.env) });
   // Signal handlers go in before start(): a signal during startup waits for it, then shuts down.
   let started: Promise<void> = Promise.resolve();
   let stopping = false;

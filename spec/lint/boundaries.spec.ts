@@ -56,6 +56,13 @@ describe('import rules between src/ folders', () => {
     });
   }
 
+  it('refuses process.env outside the entry point', async () => {
+    const messages = await lint('src/io/opamp/x.ts', 'export const home = process.env.HOME;');
+    expect(messages).to.have.length(1);
+    expect(messages[0]).to.include('no-restricted-properties').and.include('only src/main.ts');
+    expect(await lint('src/main.ts', 'export const home = process.env.HOME;')).to.deep.equal([]);
+  });
+
   const allowed: [string, string][] = [
     ['src/projections/registry/x.ts', "import type { FleetEvent } from '../../events/fleetEvent.ts';"],
     // Loading a library at its first use is not IO.
