@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { historyBytes } from '../../../src/projections/history/fleetHistory.ts';
 import { createSeriesRing, ringBytes } from '../../../src/projections/history/seriesRing.ts';
 
 describe('seriesRing', () => {
@@ -24,5 +25,9 @@ describe('seriesRing', () => {
 
   it('costs its slots × (columns + a time) × 8 bytes', () => {
     expect(ringBytes(360, 12)).to.equal(360 * 13 * 8);
+  });
+
+  it('gives the fleet history the fixed footprint docs/ui.md states', () => {
+    expect(historyBytes).to.equal(67_488);
   });
 });
