@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
 import { agentMessage, description, newUid, postHttp } from '../support/agentClient.ts';
+import { bodyHashOf } from '../../src/projections/remoteConfig/desiredConfig.ts';
 import { startApp } from '../support/startApp.ts';
 import { VirtualClock } from '../support/virtualTime.ts';
 import { artifacts, launchBrowser, requireChromium, watchProblems } from './browserHarness.ts';
@@ -75,9 +76,29 @@ describe('fleet-over-time charts in a real browser', function () {
   const problems: string[] = [];
 
   /** One message of an HTTP agent (HTTP, not WebSocket: no socket stays open across virtual time). */
+  /** What each agent declares (one in four cannot take remote configs) and the config it was sent. */
+  const capabilities = new Map<string, number>();
+  const offered = new Map<string, { hash: Uint8Array; reports: number }>();
+  const sequence = new Map<string, number>();
+  /** One message of the agent, numbered in order (a gap would make the server ask for full state). */
   const post = async (uid: string, fields: Record<string, unknown>) => {
-    const reply = await postHttp(app!.urls.opamp, agentMessage(uid, fields));
+    const sequenceNum = sequence.get(uid) ?? 0;
+    sequence.set(uid, sequenceNum + 1);
+    const reply = await postHttp(
+      app!.urls.opamp,
+      agentMessage(uid, { capabilities: capabilities.get(uid), sequenceNum, ...fields }),
+    );
     expect(reply.status).to.equal(200);
+    const hash = reply.message?.remoteConfig?.configHash;
+    if (hash !== undefined && hash.length > 0) offered.set(uid, { hash, reports: 0 });
+  };
+  /** An agent that was sent the config reports applying, then applied (or, one in ten, failed). */
+  const configReport = (uid: string, i: number) => {
+    const o = offered.get(uid);
+    if (o === undefined) return {};
+    o.reports++;
+    const status = o.reports === 1 ? 2 : i % 10 === 0 ? 3 : 1;
+    return { remoteConfigStatus: { lastRemoteConfigHash: o.hash, status } };
   };
 
   before(async function () {
@@ -99,6 +120,8 @@ describe('fleet-over-time charts in a real browser', function () {
         for (let i = 0; i < 4; i++) {
           const uid = newUid();
           fleet.push(uid);
+          // ReportsStatus, and AcceptsRemoteConfig with ReportsRemoteConfig except for one in four.
+          capabilities.set(uid, i === 3 ? 0x1 : 0x1003);
           const health = i === 3 ? {} : { health: { healthy: true, status: 'StatusOK' } };
           await post(uid, {
             agentDescription: description({ 'service.name': `collector-${fleet.length}` }),
@@ -108,11 +131,26 @@ describe('fleet-over-time charts in a real browser', function () {
       if (step === 210)
         for (const uid of fleet.slice(0, 6))
           await post(uid, { health: { healthy: false, status: 'StatusFailed' } });
+      if (step === 120) {
+        const selector = 'service.name=~"collector-.*"';
+        const config = {
+          name: 'collectors',
+          revision: 1,
+          selector,
+          body: 'receivers: {}',
+          contentType: 'text/yaml',
+          enabled: true,
+        };
+        app.bus.publish({
+          type: 'RemoteConfigChanged',
+          at: clock.now(),
+          data: { config: { ...config, bodyHash: bodyHashOf(config.body) } },
+        });
+      }
       if (step === 240) fleet.splice(-8);
       if (step === 250 || step === 300) await postHttp(app.urls.opamp, new Uint8Array([0xff, 0xff, 0xff]));
       // Each agent polls every five minutes, spread over the steps.
-      for (const [i, uid] of fleet.entries())
-        if (i % 30 === step % 30) await post(uid, { sequenceNum: step + 1 });
+      for (const [i, uid] of fleet.entries()) if (i % 30 === step % 30) await post(uid, configReport(uid, i));
       clock.advance(10_000);
     }
     browser = await launchBrowser();
@@ -139,7 +177,8 @@ describe('fleet-over-time charts in a real browser', function () {
         const label = await page.locator('#chart-fleet svg').getAttribute('aria-label');
         expect(label).to.equal('Fleet size, last 60 min: Registered 40, Connected 32');
         // The page, clipped to the charts: the polled fragment may be swapped during an element shot.
-        const clip = (await page.locator('#history').boundingBox())!;
+        let clip = await page.locator('#history').boundingBox();
+        while (clip === null) clip = await page.locator('#history').boundingBox();
         await page.screenshot({ path: new URL(`history-${theme}.png`, artifacts).pathname, clip });
       });
 

@@ -4,6 +4,8 @@
 
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'chai';
+import { createServer } from 'node:http';
+import { baseUrl, closeServer, listen } from '../../../src/io/listen.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
 import { createNoConfigs } from '../../../src/io/remoteConfig/noConfigs.ts';
 import { createApiRouter } from '../../../src/web/api/apiRouter.ts';
@@ -93,6 +95,23 @@ describe('the OpenAPI document of the JSON API', () => {
     const stray = await post({ ...sample, colour: 'red' });
     expect(stray.status).to.equal(400);
     expect(errorOf(stray)).to.equal('unknown field(s): colour');
+  });
+
+  it('fails the fetch of any spec that receives a response the document does not allow', async () => {
+    const server = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end('{"version":"1"}');
+    });
+    const stray = await listen(server, '127.0.0.1:0');
+    try {
+      const error = await fetch(`${baseUrl(stray)}/api/status`).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(String(error)).to.match(/GET \/api\/status → 200: body does not match the OpenAPI document/);
+    } finally {
+      await closeServer(stray);
+    }
   });
 
   it('catches a response that strays from it', () => {
