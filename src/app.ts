@@ -23,9 +23,12 @@ import { loadTlsMaterial } from './io/tls/loadTls.ts';
 import { serverTlsOptions } from './io/tls/serverOptions.ts';
 import type { ListenerName } from './io/tls/tlsMaterial.ts';
 import type { ComplianceCountersProjection } from './projections/compliance/complianceCounters.ts';
+import type { FleetHistory } from './projections/history/fleetHistory.ts';
+import { createHistorySampler } from './projections/history/historySampler.ts';
 import type { LivenessThresholds } from './projections/liveness/sweep.ts';
 import type { Registry } from './projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from './projections/remoteConfig/configCatalog.ts';
+import { configStateOf } from './projections/remoteConfig/configState.ts';
 import type { DesiredConfigs } from './projections/remoteConfig/desiredConfigProjection.ts';
 import type * as PersistenceModule from './persistence/persistence.ts';
 import type { Persistence } from './persistence/persistence.ts';
@@ -55,6 +58,8 @@ export interface App {
   /** Where remote configs live. */
   readonly configs: ConfigCatalog;
   readonly thresholds: LivenessThresholds;
+  /** The fleet over time (the status and fleet pages' charts), sampled from start(). */
+  readonly history: Pick<FleetHistory, 'read'>;
   /** Telemetry: the server and fleet Prometheus registries among others (docs/observability.md). */
   readonly telemetry: Telemetry;
   /** Base URLs of the bound listeners, known after start(). */
@@ -82,6 +87,18 @@ export function createApp(config: Config, deps: AppDeps): App {
   const persistenceOn = config.database.host !== '';
 
   let recorder: Recorder | undefined;
+  // Running totals for the history's message and error rates (the same calls the counters get).
+  const traffic = { messages: 0, errors: 0 };
+  const protocol = {
+    messageReceived: () => {
+      traffic.messages++;
+      metrics.protocol.messageReceived();
+    },
+    messageFailed: (reason: string) => {
+      traffic.errors++;
+      metrics.protocol.messageFailed(reason);
+    },
+  };
   const core = createFleetCore({
     scheduler,
     fleet: {
@@ -91,10 +108,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     },
     // Telemetry is built on the core's projections, so the handler reaches its counters through here
     // (called only once messages arrive, after createApp has returned).
-    observer: {
-      messageReceived: () => metrics.protocol.messageReceived(),
-      messageFailed: (reason) => metrics.protocol.messageFailed(reason),
-    },
+    observer: protocol,
     onError,
     trackChanges: persistenceOn,
     // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
@@ -130,7 +144,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     auth: createTelemetryAuth(authOptions('telemetry')),
   });
   const eventLog = createEventLog(bus.events$, logger);
-  const opamp = createOpampServer(core.handler, metrics.protocol, {
+  const opamp = createOpampServer(core.handler, protocol, {
     maxMessageBytes: config.opamp.max_message_bytes,
     onError: (error) => logger.error({ err: error }, 'opamp request failed'),
     maxConnections: config.opamp.max_connections,
@@ -193,6 +207,13 @@ export function createApp(config: Config, deps: AppDeps): App {
     desiredFor: (agent) => core.desired.desiredFor(agent),
     configs,
   });
+  const history = createHistorySampler({
+    agents: () => registry.values(),
+    configStateOf: (agent) => configStateOf(agent, core.desired.desiredFor(agent)),
+    traffic: () => traffic,
+    scheduler,
+    onError,
+  });
   const ui = createUiApp({
     registry,
     logger,
@@ -211,6 +232,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     },
     jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,
+    history: history.history,
     auth: createUiAuth({ ...authOptions('ui'), tokens: config.auth.api_tokens }),
   });
 
@@ -256,6 +278,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     urls.ui = baseUrl(servers.ui, scheme('ui'));
     urls.telemetry = baseUrl(servers.telemetry, scheme('telemetry'));
     core.startSweeping();
+    history.start();
     ready = true;
     logger.info(urls, 'listening');
   }
@@ -270,6 +293,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     await Promise.all(Object.values(servers).map((s) => closeServer(s)));
     await recorder?.close();
     configDirectory?.stop();
+    history.stop();
     // The core stops the sweep and completes the bus: the change tracker delivers its final window,
     // and persistence flushes it.
     core.stop();
@@ -286,6 +310,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     desired: core.desired,
     configs,
     thresholds,
+    history: history.history,
     telemetry: metrics,
     urls,
     start,

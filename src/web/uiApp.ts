@@ -2,6 +2,7 @@
 
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from '../io/logger.ts';
+import type { FleetHistory } from '../projections/history/fleetHistory.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
 import type { ApiDeps } from './api/apiDeps.ts';
 import { createApiMiddleware } from './api/apiRouter.ts';
@@ -19,6 +20,8 @@ export interface UiDeps {
   readonly pollIntervalMs?: number;
   /** Client-certificate authorization (src/web/auth.ts); runs before every route. */
   readonly auth?: Middleware | undefined;
+  /** The fleet over time for the status and fleet pages' charts. */
+  readonly history?: Pick<FleetHistory, 'read'> | undefined;
   /** The job-queue UI under /jobs-ui; present only when database.host is set (SPEC durability rule 22). */
   readonly jobsUi?: Middleware | undefined;
 }
@@ -46,6 +49,7 @@ export function createUiApp(deps: UiDeps): Koa {
     resolveTargets: deps.api.resolveTargets,
     allowUnauthenticatedWrites: deps.api.allowUnauthenticatedWrites,
     jobsUi: deps.jobsUi !== undefined,
+    history: deps.history,
   });
   app.use(pages.routes());
   app.use(pages.allowedMethods());

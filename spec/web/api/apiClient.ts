@@ -1,4 +1,6 @@
 // Small fetch helpers for /api specs: keep the raw text (to check exact uint64 numbers) and the parsed body.
+// Every /api response is checked against the OpenAPI document by the fetch that every spec uses
+// (spec/support/openapiFetch.ts): one that does not match it fails the spec that received it.
 
 export interface ApiResponse {
   readonly status: number;

@@ -11,11 +11,13 @@ import { configWriteRoutes } from './configWriteRoutes.ts';
 import { infoRoutes } from './infoRoutes.ts';
 import { jobControlRoutes } from './jobControlRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
+import { openapiRoutes } from './openapiRoutes.ts';
 import { writeError } from './jsonResponse.ts';
 
 const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
 
-export function createApiMiddleware(deps: ApiDeps): Middleware {
+/** Every route of the API (also read by the spec that holds the OpenAPI document to them). */
+export function createApiRouter(deps: ApiDeps): ApiRouter {
   const router: ApiRouter = new Router({ strict: true });
   agentRoutes(router, deps);
   // Before the read routes: POST /api/configs/preview is not a config named "preview".
@@ -24,7 +26,12 @@ export function createApiMiddleware(deps: ApiDeps): Middleware {
   infoRoutes(router, deps);
   jobRoutes(router, deps);
   jobControlRoutes(router, deps);
+  openapiRoutes(router, deps);
+  return router;
+}
 
+export function createApiMiddleware(deps: ApiDeps): Middleware {
+  const router = createApiRouter(deps);
   const routes = router.routes() as Middleware;
   const allowedMethods = router.allowedMethods() as Middleware;
   const noop = () => Promise.resolve();

@@ -17,7 +17,7 @@ import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
-const maxCommandBytes = 16 * 1024;
+export const maxCommandBytes = 16 * 1024;
 
 async function commandBody(ctx: Context): Promise<Record<string, unknown>> {
   const body = await readJsonBody(ctx.req, maxCommandBytes, { allowEmpty: true });

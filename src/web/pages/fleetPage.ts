@@ -9,6 +9,7 @@ import { configStateOf, configStates } from '../../projections/remoteConfig/conf
 import { configStateLabels } from './configStateLabels.ts';
 import { activeFilters, parseFleetRequest, queryString, type FleetRequest } from './fleetRequest.ts';
 import { agentRow, tableLocals } from './fleetModel.ts';
+import { historyLocals } from './charts/historyCharts.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { sortAgents } from './sortAgents.ts';
 
@@ -70,6 +71,9 @@ export function mountFleetPage(router: Router, deps: PagesDeps): void {
       now: deps.now(),
       form: formLocals(req),
       ...table,
+      // Every query parameter of `/` is the fleet's filter, so the fleet page shows the last hour and
+      // its window links lead to the status page.
+      history: historyLocals(deps.history?.read('1h'), deps.now(), '1h'),
     });
     sendHtml(ctx, req.error === undefined ? 200 : 400, html);
   });

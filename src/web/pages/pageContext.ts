@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { JobControl } from '../../persistence/jobs/jobStore.ts';
+import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
@@ -31,6 +32,8 @@ export interface PagesDeps {
   readonly jobCommands?: JobCommands | undefined;
   /** auth.allow_unauthenticated_writes: whether an anonymous caller is offered the buttons. */
   readonly allowUnauthenticatedWrites: boolean;
+  /** The fleet over time (status and fleet pages); absent, the charts are empty. */
+  readonly history?: Pick<FleetHistory, 'read'> | undefined;
   /** pg-boss's dashboard (`/jobs-ui/`), when mounted. */
   readonly jobsUiHref?: string | undefined;
 }

@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { JobControl } from '../../persistence/jobs/jobStore.ts';
+import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
@@ -17,6 +18,7 @@ import { mountAgentPage } from './agentPage.ts';
 import { mountConfigPage } from './configPage.ts';
 import { mountConfigsPage } from './configsPage.ts';
 import { mountFleetPage } from './fleetPage.ts';
+import { mountHistoryFragment } from './historyFragment.ts';
 import { mountJobCommands } from './jobCommandRoutes.ts';
 import { mountJobPage } from './jobPage.ts';
 import { mountJobsPage } from './jobsPage.ts';
@@ -42,6 +44,8 @@ export interface PagesOptions {
   readonly allowUnauthenticatedWrites: boolean;
   /** Whether pg-boss's dashboard is mounted at /jobs-ui (persistence on). */
   readonly jobsUi: boolean;
+  /** The fleet over time; absent, the charts are empty. */
+  readonly history?: Pick<FleetHistory, 'read'> | undefined;
 }
 
 export function createPagesRouter(options: PagesOptions): Router {
@@ -75,5 +79,6 @@ export function createPagesRouter(options: PagesOptions): Router {
   mountJobPage(router, deps);
   mountJobCommands(router, deps);
   mountStatusPage(router, deps);
+  mountHistoryFragment(router, deps);
   return router;
 }

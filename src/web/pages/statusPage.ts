@@ -4,6 +4,7 @@
 import type Router from '@koa/router';
 import { fleetCounts } from '../../projections/registry/fleetCounts.ts';
 import { statusView } from '../views/statusView.ts';
+import { historyFor } from './historyFragment.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 
 /** Health split of the connected and disconnected agents as bar segments (SVG widths, no inline style). */
@@ -36,7 +37,8 @@ function statusLocals(deps: PagesDeps) {
 
 export function mountStatusPage(router: Router, deps: PagesDeps): void {
   router.get('/status', (ctx) => {
-    sendHtml(ctx, 200, deps.render('status', { title: 'Status', nav: 'status', ...statusLocals(deps) }));
+    const locals = { title: 'Status', nav: 'status', ...statusLocals(deps), history: historyFor(deps, ctx) };
+    sendHtml(ctx, 200, deps.render('status', locals));
   });
   router.get('/partials/status', (ctx) => {
     sendHtml(ctx, 200, deps.render('partials/status', statusLocals(deps)));

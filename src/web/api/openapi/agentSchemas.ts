@@ -1,0 +1,119 @@
+// Schemas of the agent views (src/web/views/agentView.ts, docs/api.md "Agent views").
+
+import { configStates } from '../../../projections/remoteConfig/configState.ts';
+import { capabilityFlags } from '../../views/capabilityFlags.ts';
+import {
+  arrayOf,
+  bool,
+  int,
+  mapOf,
+  nullable,
+  object,
+  oneOfValues,
+  ref,
+  str,
+  time,
+  type Schema,
+} from './jsonSchema.ts';
+
+const flagNames = Object.keys(capabilityFlags(0n));
+
+const summaryFields: Record<string, Schema> = {
+  instance_uid: str('Canonical lowercase UUID, or the ULID of a legacy agent'),
+  display_name: str('service.name, else host.name, else the instance UID'),
+  host_name: str(),
+  version: str(),
+  sequence_num: { ...int(), description: 'Unsigned 64-bit integer, exact' },
+  identifying_attributes: mapOf(str()),
+  non_identifying_attributes: mapOf(str()),
+  capabilities: { ...int(), description: 'The raw AgentCapabilities bitmask, an exact JSON number' },
+  capability_flags: object(Object.fromEntries(flagNames.map((f) => [f, bool]))),
+  healthy: bool,
+  health_error: str(),
+  health_status: str(),
+  health_start_time: nullable(time),
+  health_status_time: nullable(time),
+  health_reported: bool,
+  description_reported: bool,
+  connected: bool,
+  connection: object({
+    transport: oneOfValues(['ws', 'http']),
+    via_gateway: bool,
+    remote_addr: str(),
+    tls_subject: nullable(str()),
+  }),
+  first_seen: nullable(time),
+  last_seen: nullable(time),
+  missing_attributes: arrayOf(str()),
+  reserved_attribute_conflicts: arrayOf(str()),
+  compliance_updated_at: nullable(time),
+  supervisor_managed: bool,
+  config_state: ref('ConfigState'),
+};
+
+export const agentSchemas: Record<string, Schema> = {
+  ConfigState: oneOfValues(configStates),
+  AgentSummary: object(summaryFields),
+  AgentPage: object({
+    agents: arrayOf(ref('AgentSummary')),
+    total: int(),
+    limit: int(1),
+    offset: int(),
+    partial: { ...bool, description: 'True when the store could not be read: this replica’s agents only' },
+  }),
+  ComponentHealth: object({
+    healthy: bool,
+    status: str(),
+    last_error: str(),
+    start_time: nullable(time),
+    status_time: nullable(time),
+    components: mapOf(ref('ComponentHealth')),
+  }),
+  AgentDetail: object({
+    ...summaryFields,
+    effective_config: { ...mapOf(str()), description: 'File name → body' },
+    packages: arrayOf(
+      object({
+        name: str(),
+        status: str(),
+        agent_has_version: str(),
+        agent_has_hash: str(),
+        server_offered_version: str(),
+        server_offered_hash: str(),
+        error_message: str(),
+        download_percent: nullable({ type: 'number' }),
+        download_bytes_per_second: nullable({ type: 'number' }),
+      }),
+    ),
+    packages_hash: str(),
+    packages_error: str(),
+    health: nullable(ref('ComponentHealth')),
+    remote_config: object({
+      config_state: ref('ConfigState'),
+      desired_hash: nullable(str()),
+      desired_configs: arrayOf(object({ name: str(), revision: int(1) })),
+      reported_hash: str(),
+      status: nullable(str()),
+      error_message: str(),
+      keeps_last_applied: bool,
+    }),
+  }),
+  Status: object({
+    version: str(),
+    commit: str(),
+    go_version: str('The runtime version (Node.js)'),
+    started_at: nullable(time),
+    uptime_seconds: int(),
+    fleet: object({
+      total: int(),
+      connected: int(),
+      disconnected: int(),
+      healthy: int(),
+      unhealthy: int(),
+      health_unknown: int(),
+      awaiting_full_state: int(),
+    }),
+  }),
+  AttributeKeys: object({ keys: arrayOf(str()) }),
+  AttributeValues: object({ key: str(), values: arrayOf(str()) }),
+};
