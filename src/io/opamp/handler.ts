@@ -6,6 +6,7 @@
 // Contract: never called concurrently for one connection; calls arrive in message order.
 
 import type { EventBus } from '../../events/bus.ts';
+import type { AgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import {
@@ -15,7 +16,8 @@ import {
   type ReplyIntent,
 } from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
-import type { Registry } from '../../projections/registry/registryProjection.ts';
+import { evolveAgentAll } from '../../projections/agent/evolveAgent.ts';
+import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
 import {
   decodeAgentToServer,
   encodeServerToAgent,
@@ -25,6 +27,7 @@ import {
 } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
+import { isRefusal, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
 import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes } from './instanceUid.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
@@ -33,6 +36,12 @@ import { uuidv7Bytes } from './uuidv7.ts';
 
 const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
+
+const refusalText: Readonly<Record<ClaimRefusal, string>> = {
+  uid_bound_elsewhere: 'instance_uid is held by another connection',
+  one_agent_per_connection: 'a connection that is not an accepted gateway carries one agent',
+  max_per_gateway: 'this gateway connection carries the most agents allowed',
+};
 
 export type HandleResult =
   /**
@@ -55,12 +64,15 @@ export interface ProtocolObserver {
 
 export interface HandlerDeps {
   readonly bus: EventBus;
-  readonly registry: Registry;
+  /** Read for what is known of an agent; told what was decided when the bus delivers later. */
+  readonly registry: Pick<RegistryProjection, 'get' | 'decided'>;
   readonly now: () => number;
   readonly requiredAttributes: readonly string[];
   readonly observer: ProtocolObserver;
   /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
+  /** Which connection holds which agent (connectionOwners.ts); the handler claims and binds. */
+  readonly owners: ConnectionOwners;
   /** Commands waiting for agents held here (restart jobs). */
   readonly commands?: CommandQueue | undefined;
   /** Sees every inbound message's raw bytes before decoding (traffic recording). Must not throw. */
@@ -80,17 +92,19 @@ export interface OpampHandler {
    * thread), so it cannot race a message of the same agent.
    */
   push(uid: InstanceUid): boolean;
-  /** Agents connected to this process over a WebSocket (the ones push can reach). */
-  pushable(): IterableIterator<InstanceUid>;
 }
 
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
-  const { bus, registry, now, observer } = deps;
+  const { bus, registry, now, observer, owners } = deps;
+
   /**
-   * Agents whose last message came over a WebSocket that is still open, with that connection. Not
-   * their raw ids: a view of a message's bytes would keep the whole read buffer it came in alive.
+   * Publishes one agent's events. On a bus that delivers later, the registry first learns the state
+   * they lead to, so the agent's next message (maybe in the same socket read) is decided after them.
    */
-  const online = new Map<InstanceUid, OpampConnection>();
+  function publish(uid: InstanceUid, known: AgentState | undefined, events: readonly AgentEvent[]): void {
+    if (bus.deliversLater) registry.decided(uid, evolveAgentAll(known, events), events.length);
+    for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
+  }
 
   function reject(connection: OpampConnection, uidBytes: Uint8Array, error: string): HandleResult {
     observer.messageFailed(error);
@@ -198,28 +212,24 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     uidBytes: Uint8Array,
     at: number,
   ): HandleResult {
+    const claim = owners.claim(uid, connection);
+    if (isRefusal(claim)) return reject(connection, uidBytes, refusalText[claim]);
     const message = toAgentMessage(msg, uid);
-    const command = message.disconnect ? undefined : deps.commands?.take(uid);
-    const decision = decideAgent(registry.get(uid), message, {
+    const command = message.disconnect ? undefined : deps.commands?.peek(uid);
+    const known = registry.get(uid);
+    const decision = decideAgent(known, message, {
       at,
       session: connection.session(),
+      newConnection: connection.transport === 'ws' && claim !== 'held',
       requiredAttributes: deps.requiredAttributes,
       desiredFor: deps.desiredFor,
       command,
     });
-    // Not sendable now (the agent does not accept it): it stays queued, sent to nobody.
-    if (command !== undefined && decision.reply.command === undefined) deps.commands?.queue(uid, command);
-    const { events } = decision;
-    for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
-    if (connection.transport === 'ws') {
-      if (message.disconnect) {
-        connection.agents.delete(uid);
-        if (online.get(uid) === connection) online.delete(uid);
-      } else if (online.get(uid) !== connection) {
-        connection.agents.add(uid);
-        online.set(uid, connection);
-      }
-    }
+    // A command leaves its queue only when the reply carries it (one the agent cannot take stays).
+    if (decision.reply.command !== undefined) deps.commands?.take(uid);
+    publish(uid, known, decision.events);
+    if (message.disconnect) owners.release(uid, connection);
+    else if (claim !== 'held') owners.bind(uid, connection);
     const { head, tail } = compose(connection, uidBytes, decision.reply);
     return { ok: true, reply: head, tail };
   }
@@ -227,38 +237,33 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   function closed(connection: OpampConnection): void {
     const at = now();
     deps.onClosed?.(connection, at);
-    for (const uid of connection.agents) {
-      const agent = registry.get(uid);
-      // Only agents still bound to this connection: one that moved to another socket stays connected.
-      if (agent?.connected && agent.session.connectionId === connection.id) {
-        bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } });
-      }
-    }
-    for (const uid of connection.agents) if (online.get(uid) === connection) online.delete(uid);
-    connection.agents.clear();
+    // Exactly the agents this connection still holds: one that moved to another socket, said
+    // goodbye or was disconnected by the liveness sweep is no longer among them.
+    for (const uid of owners.releaseAll(connection))
+      publish(uid, registry.get(uid), [
+        { type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } },
+      ]);
     if (connection.isGateway)
       bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
   }
 
   function push(uid: InstanceUid): boolean {
-    const target = online.get(uid);
-    if (target === undefined || target.send === undefined) return false;
+    const target = owners.holderOf(uid);
+    if (target?.send === undefined) return false;
     const known = registry.get(uid);
-    if (known === undefined || known.session.connectionId !== target.id) return false;
-    const command = deps.commands?.take(uid);
+    if (known === undefined) return false;
+    const command = deps.commands?.peek(uid);
     const decision =
       command !== undefined
         ? decideCommand(known, command, now())
         : decidePush(known, deps.desiredFor?.(known), now());
-    if (decision === undefined) {
-      if (command !== undefined) deps.commands?.queue(uid, command);
-      return false;
-    }
-    for (const event of decision.events) bus.publish(event);
+    if (decision === undefined) return false;
+    if (command !== undefined) deps.commands?.take(uid);
+    publish(uid, known, decision.events);
     const { head, tail } = compose(target, instanceUidBytes(uid), decision.reply);
     target.send(head, tail);
     return true;
   }
 
-  return { handle, closed, push, pushable: () => online.keys() };
+  return { handle, closed, push };
 }

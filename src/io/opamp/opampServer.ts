@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
+import { createConnectionIds } from './connection.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createHttpTransport, protobufContentType } from './httpTransport.ts';
 import { createWsTransport, type WsTransport } from './wsTransport.ts';
@@ -50,8 +51,9 @@ export function createOpampServer(
     onRefused?: (reason: 'max_connections') => void;
   },
 ): OpampServer {
-  const ws = createWsTransport(handler, observer, options);
-  const http = createHttpTransport(handler, observer, options);
+  const transportOptions = { ...options, connectionIds: createConnectionIds() };
+  const ws = createWsTransport(handler, observer, transportOptions);
+  const http = createHttpTransport(handler, observer, transportOptions);
   let draining = false;
   /** HTTP requests until their response is done (open WebSockets are the transport's sockets). */
   let httpInFlight = 0;
