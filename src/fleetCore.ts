@@ -2,7 +2,7 @@
 // persistence, telemetry and lifecycle) and the offline replay (tools/replay). It wires the bus, the
 // projections, the OpAMP handler and the liveness sweeper, and knows their stop order.
 //
-//   transport → handler: decode → look up → decide → publish → reply
+//   transport → handler: decode (the core's decoder) → look up → decide → publish → reply
 //                                              │
 //                              bus ────────────┴──→ registry, compliance counters, desired configs,
 //                                                   change tracker, …
@@ -16,6 +16,8 @@ import type { SchedulerLike } from 'rxjs';
 import { createEventBus, type EventBus } from './events/bus.ts';
 import { createCommandQueue, type CommandQueue } from './io/opamp/commandQueue.ts';
 import { createConfigPusher } from './io/opamp/configPusher.ts';
+import { createEncoder } from './io/opamp/codec.ts';
+import { createDecoder, type Decoder } from './io/opamp/decoder.ts';
 import { createConnectionOwners, type ConnectionOwners } from './io/opamp/connectionOwners.ts';
 import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
 import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
@@ -53,6 +55,8 @@ export interface FleetCoreOptions {
   /** Traffic recording hooks of the handler. */
   readonly onInbound?: HandlerDeps['onInbound'];
   readonly onClosed?: HandlerDeps['onClosed'];
+  /** The AgentToServer decoder (one per core; made here when not given). */
+  readonly decoder?: Decoder;
   /** Deliver events on this scheduler instead of synchronously (specs). */
   readonly deliverOn?: SchedulerLike;
 }
@@ -92,6 +96,8 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
   const owners = createConnectionOwners();
   const handler = createOpampHandler({
     bus,
+    decoder: options.decoder ?? createDecoder(),
+    encoder: createEncoder(),
     registry,
     owners,
     now: () => scheduler.now(),

@@ -9,9 +9,10 @@ import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { createEventBus } from '../../src/events/bus.ts';
 import type { InstanceUid } from '../../src/events/ids.ts';
-import { encodeAgentToServer } from '../../src/io/opamp/codec.ts';
+import { createEncoder, encodeAgentToServer } from '../../src/io/opamp/codec.ts';
 import { createConnection, createConnectionIds } from '../../src/io/opamp/connection.ts';
 import { createConnectionOwners } from '../../src/io/opamp/connectionOwners.ts';
+import { createDecoder } from '../../src/io/opamp/decoder.ts';
 import { createOpampHandler } from '../../src/io/opamp/handler.ts';
 import { instanceUidBytes } from '../../src/io/opamp/instanceUid.ts';
 import { createRegistryProjection } from '../../src/projections/registry/registryProjection.ts';
@@ -39,6 +40,8 @@ function harness() {
     now: () => t++,
     requiredAttributes: ['service.name'],
     owners: createConnectionOwners(),
+    decoder: createDecoder(),
+    encoder: createEncoder(),
     observer: { messageReceived: () => undefined, messageFailed: (r) => void failures.push(r) },
   });
   const connection = createConnection('ws', '127.0.0.1:1', null, nextId());

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { asapScheduler } from 'rxjs';
 import { createEventBus, type EventBusOptions } from '../../../src/events/bus.ts';
-import { decodeServerToAgent, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
+import { createEncoder, decodeServerToAgent, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
 import { createConnection, createConnectionIds } from '../../../src/io/opamp/connection.ts';
 import { createCommandQueue } from '../../../src/io/opamp/commandQueue.ts';
 import { createConnectionOwners } from '../../../src/io/opamp/connectionOwners.ts';
+import { createDecoder } from '../../../src/io/opamp/decoder.ts';
 import { createOpampHandler } from '../../../src/io/opamp/handler.ts';
 import { instanceUidBytes } from '../../../src/io/opamp/instanceUid.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
@@ -53,6 +54,8 @@ async function replies(options: EventBusOptions) {
     now: () => 1_000,
     requiredAttributes: [],
     owners: createConnectionOwners(),
+    decoder: createDecoder(),
+    encoder: createEncoder(),
     observer: { messageReceived: () => undefined, messageFailed: () => undefined },
   });
   const connection = createConnection('ws', '127.0.0.1:1', null, nextId());
@@ -87,6 +90,8 @@ describe('OpAMP handler', () => {
       now: () => 1_000,
       requiredAttributes: [],
       owners: createConnectionOwners(),
+      decoder: createDecoder(),
+      encoder: createEncoder(),
       observer: { messageReceived: () => undefined, messageFailed: () => undefined },
     });
     const result = handler.handle(createConnection('http', '127.0.0.1:1', null, nextId()), conversation[0]!);
@@ -108,6 +113,8 @@ describe('OpAMP handler: waiting commands', () => {
       bus,
       registry,
       owners: createConnectionOwners(),
+      decoder: createDecoder(),
+      encoder: createEncoder(),
       commands,
       now: () => 1_000,
       requiredAttributes: [],

@@ -18,13 +18,7 @@ import {
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import { evolveAgentAll } from '../../projections/agent/evolveAgent.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
-import {
-  decodeAgentToServer,
-  encodeServerToAgent,
-  toBigUint,
-  type ServerToAgentFields,
-  type WireAgentToServer,
-} from './codec.ts';
+import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
 import { isRefusal, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
@@ -33,6 +27,9 @@ import { instanceUidBytes } from './instanceUid.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
+import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
+import type { Decoder } from './decoder.ts';
+import type { ServerToAgentFields } from './wireTypes.ts';
 
 const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
@@ -64,6 +61,9 @@ export interface ProtocolObserver {
 
 export interface HandlerDeps {
   readonly bus: EventBus;
+  /** The core's decoder and encoder (they keep their caches; the composition creates them). */
+  readonly decoder: Decoder;
+  readonly encoder: Encoder;
   /** Read for what is known of an agent; told what was decided when the bus delivers later. */
   readonly registry: Pick<RegistryProjection, 'get' | 'decided'>;
   readonly now: () => number;
@@ -95,7 +95,7 @@ export interface OpampHandler {
 }
 
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
-  const { bus, registry, now, observer, owners } = deps;
+  const { bus, registry, now, observer, owners, decoder, encoder } = deps;
 
   /**
    * Publishes one agent's events. On a bus that delivers later, the registry first learns the state
@@ -108,7 +108,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function reject(connection: OpampConnection, uidBytes: Uint8Array, error: string): HandleResult {
     observer.messageFailed(error);
-    const reply = encodeServerToAgent(
+    const reply = encoder.encode(
       { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: error } },
       connection.replyHeadroom,
     );
@@ -127,6 +127,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function compose(connection: OpampConnection, uidBytes: Uint8Array, intent: ReplyIntent): WireReply {
     return encodeReply(
+      encoder,
       withCapabilities(connection, replyFields(uidBytes, intent)),
       intent,
       connection.replyHeadroom,
@@ -135,10 +136,11 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function handleGatewayConnect(
     connection: OpampConnection,
-    msg: WireAgentToServer,
+    msg: DecodedAgentToServer,
     at: number,
   ): HandleResult {
-    const cm = msg.customMessage!;
+    const cm = msg.customMessage;
+    if (cm === undefined) throw new Error('handleGatewayConnect without a custom message');
     const answer = answerGatewayConnect(cm.capability, cm.data);
     const firstOnConnection = !connection.isGateway;
     if (answer.accepted) connection.isGateway = true;
@@ -151,7 +153,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         firstOnConnection: firstOnConnection && answer.accepted,
       },
     });
-    const reply = encodeServerToAgent(
+    const reply = encoder.encode(
       withCapabilities(connection, {
         instanceUid: new Uint8Array(),
         customMessage: { capability: answer.capability, type: 'connectResult', data: answer.data },
@@ -162,7 +164,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   }
 
   function assignInstanceUid(connection: OpampConnection, uidBytes: Uint8Array, at: number): HandleResult {
-    const reply = encodeServerToAgent(
+    const reply = encoder.encode(
       withCapabilities(connection, {
         instanceUid: uidBytes,
         agentIdentification: { newInstanceUid: uuidv7Bytes(at) },
@@ -177,16 +179,16 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const at = now();
     observer.messageReceived();
     deps.onInbound?.(connection, payload, at);
-    let msg: WireAgentToServer;
+    let msg: DecodedAgentToServer;
     try {
-      msg = decodeAgentToServer(payload);
+      msg = decoder.decode(payload);
     } catch (error) {
       const reason = `undecodable AgentToServer: ${(error as Error).message}`;
       observer.messageFailed(reason);
       return { ok: false, reply: null, error: reason };
     }
     if (isGatewayConnect(msg)) return handleGatewayConnect(connection, msg, at);
-    const uidBytes = msg.instanceUid ?? new Uint8Array();
+    const uidBytes = msg.instanceUid;
     const uid = connection.instanceUid(uidBytes);
     if (uid === undefined)
       return reject(
@@ -194,8 +196,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         uidBytes,
         `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`,
       );
-    if ((toBigUint(msg.flags) & RequestInstanceUid) !== 0n)
-      return assignInstanceUid(connection, uidBytes, at);
+    if ((msg.flags & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
     try {
       return handleAgentMessage(connection, msg, uid, uidBytes, at);
     } catch (error) {
@@ -207,7 +208,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function handleAgentMessage(
     connection: OpampConnection,
-    msg: WireAgentToServer,
+    msg: DecodedAgentToServer,
     uid: InstanceUid,
     uidBytes: Uint8Array,
     at: number,
