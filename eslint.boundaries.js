@@ -8,19 +8,8 @@
 
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
-// node:module is not IO: createRequire loads a library at its first use (re2js at the first regex).
-const ioLibraries = [
-  'node:*',
-  '!node:module',
-  'pg',
-  'pg-*',
-  'ws',
-  'koa',
-  '@koa/*',
-  'protobufjs',
-  'prom-client',
-  'pino',
-];
+// Every node: module counts: the pure core (events, projections) imports nothing from Node.
+const ioLibraries = ['node:*', 'pg', 'pg-*', 'ws', 'koa', '@koa/*', 'protobufjs', 'prom-client', 'pino'];
 const root = ['**/app.ts', '**/fleetCore.ts', '**/main.ts'];
 const folder = (name) => [`**/${name}/**`, `../${name}/**`];
 

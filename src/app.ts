@@ -14,6 +14,7 @@ import type { Config } from './io/config/schema.ts';
 import { baseUrl, closeServer, createPlainServer, createTlsServer, listen } from './io/listen.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
+import { createEnrollment } from './io/opamp/enrollment.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
@@ -144,13 +145,24 @@ export function createApp(config: Config, deps: AppDeps): App {
     auth: createTelemetryAuth(authOptions('telemetry')),
   });
   const eventLog = createEventLog(bus.events$, logger);
+  const enrollment = createEnrollment(config.agents.tokens);
+  // SPEC allows unauthenticated agents; say so once, so it is a decision and not an oversight.
+  if (!enrollment.required && config.opamp_tls.client_ca_file === '')
+    logger.warn(
+      {},
+      'agents are not authenticated: set agents.tokens or opamp_tls.client_ca_file (docs/security.md)',
+    );
   const opamp = createOpampServer(core.handler, protocol, {
     maxMessageBytes: config.opamp.max_message_bytes,
     onError: (error) => logger.error({ err: error }, 'opamp request failed'),
     maxConnections: config.opamp.max_connections,
     idleTimeoutMs: thresholds.evictAfterMs,
     scheduler,
-    onRefused: (reason) => logger.warn({ reason }, 'opamp connection refused'),
+    enrollment,
+    onRefused: (reason, remoteAddr) => {
+      metrics.protocol.refused(reason);
+      logger.warn({ reason, remoteAddr }, 'opamp connection refused');
+    },
   });
 
   const startedAt = scheduler.now();

@@ -2,12 +2,13 @@
 // persistence, telemetry and lifecycle) and the offline replay (tools/replay). It wires the bus, the
 // projections, the OpAMP handler and the liveness sweeper, and knows their stop order.
 //
-//   transport → handler: decode → look up → decide → publish → reply
+//   transport → handler: decode (the core's decoder) → look up → decide → publish → reply
 //                                              │
 //                              bus ────────────┴──→ registry, compliance counters, desired configs,
 //                                                   change tracker, …
-//   liveness sweeper: registry → sweep → publish
-//   config pusher: desired configs changed → handler.push → WebSocket agents
+//   connection owners: which WebSocket holds which agent (handler claims, close releases)
+//   liveness sweeper: registry → sweep → release from owners → publish
+//   config pusher: desired configs changed → owners.held → handler.push → WebSocket agents
 //
 // Time and timers come from the injected scheduler (virtual in specs and replays).
 
@@ -15,6 +16,9 @@ import type { SchedulerLike } from 'rxjs';
 import { createEventBus, type EventBus } from './events/bus.ts';
 import { createCommandQueue, type CommandQueue } from './io/opamp/commandQueue.ts';
 import { createConfigPusher } from './io/opamp/configPusher.ts';
+import { createEncoder } from './io/opamp/codec.ts';
+import { createDecoder, type Decoder } from './io/opamp/decoder.ts';
+import { createConnectionOwners, type ConnectionOwners } from './io/opamp/connectionOwners.ts';
 import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
 import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
 import {
@@ -51,6 +55,8 @@ export interface FleetCoreOptions {
   /** Traffic recording hooks of the handler. */
   readonly onInbound?: HandlerDeps['onInbound'];
   readonly onClosed?: HandlerDeps['onClosed'];
+  /** The AgentToServer decoder (one per core; made here when not given). */
+  readonly decoder?: Decoder;
   /** Deliver events on this scheduler instead of synchronously (specs). */
   readonly deliverOn?: SchedulerLike;
 }
@@ -64,6 +70,8 @@ export interface FleetCore {
   /** Present when built with trackChanges. */
   readonly changes: ChangeTracker | undefined;
   readonly handler: OpampHandler;
+  /** Which WebSocket holds which agent here (the handler, the pusher, the close path and the sweep use it). */
+  readonly owners: ConnectionOwners;
   /** Commands waiting for agents held here (restart jobs queue them; replies and pushes take them). */
   readonly commands: CommandQueue;
   readonly thresholds: LivenessThresholds;
@@ -85,9 +93,13 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
   const changes = options.trackChanges ? createChangeTracker(bus.events$, { scheduler }) : undefined;
   const thresholds = livenessThresholds(fleet.heartbeatIntervalMs, fleet.staleMissedHeartbeats);
   const commands = createCommandQueue();
+  const owners = createConnectionOwners();
   const handler = createOpampHandler({
     bus,
+    decoder: options.decoder ?? createDecoder(),
+    encoder: createEncoder(),
     registry,
+    owners,
     now: () => scheduler.now(),
     requiredAttributes: fleet.requiredAttributes,
     observer: options.observer,
@@ -100,6 +112,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
   const pusher = createConfigPusher({
     changes$: desired.changes$,
     handler,
+    owners,
     scheduler,
     onError: (error) => onError('config-pusher', error),
   });
@@ -112,10 +125,18 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     desired,
     changes,
     handler,
+    owners,
     commands,
     thresholds,
     startSweeping() {
-      sweeper ??= createLivenessSweeper({ bus, registry, thresholds, scheduler, onError });
+      sweeper ??= createLivenessSweeper({
+        bus,
+        registry,
+        thresholds,
+        scheduler,
+        onError,
+        onGone: (uid) => owners.releaseAgent(uid),
+      });
     },
     stop() {
       sweeper?.stop();

@@ -9,13 +9,17 @@ import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { createEventBus } from '../../src/events/bus.ts';
 import type { InstanceUid } from '../../src/events/ids.ts';
-import { encodeAgentToServer } from '../../src/io/opamp/codec.ts';
-import { createConnection } from '../../src/io/opamp/connection.ts';
+import { createEncoder, encodeAgentToServer } from '../../src/io/opamp/codec.ts';
+import { createConnection, createConnectionIds } from '../../src/io/opamp/connection.ts';
+import { createConnectionOwners } from '../../src/io/opamp/connectionOwners.ts';
+import { createDecoder } from '../../src/io/opamp/decoder.ts';
 import { createOpampHandler } from '../../src/io/opamp/handler.ts';
 import { instanceUidBytes } from '../../src/io/opamp/instanceUid.ts';
 import { createRegistryProjection } from '../../src/projections/registry/registryProjection.ts';
 import { agentMessage, description } from '../support/agentClient.ts';
 import { agentToServer, describedBy, nestedAnyValue, nestedHealth, withHealth } from './wire.ts';
+
+const nextId = createConnectionIds();
 
 const runs = Number(process.env.FUZZ_RUNS ?? 100);
 const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -35,9 +39,12 @@ function harness() {
     registry,
     now: () => t++,
     requiredAttributes: ['service.name'],
+    owners: createConnectionOwners(),
+    decoder: createDecoder(),
+    encoder: createEncoder(),
     observer: { messageReceived: () => undefined, messageFailed: (r) => void failures.push(r) },
   });
-  const connection = createConnection('ws', '127.0.0.1:1', null);
+  const connection = createConnection('ws', '127.0.0.1:1', null, nextId());
   let seq = 0;
   /** The handler must answer a good message after whatever came before it. */
   const servesGoodMessage = () => {

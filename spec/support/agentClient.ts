@@ -2,6 +2,7 @@
 // over real sockets (the `ws` client and fetch).
 
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { decodeServerToAgent, encodeAgentToServer } from '../../src/io/opamp/codec.ts';
@@ -43,6 +44,26 @@ export async function postHttp(
   // fetch decodes gzip itself; a raw gzip body (no decoding) is handled too.
   const bytes = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
   return { status: res.status, headers: res.headers, message: decodeServerToAgent(bytes), text: '' };
+}
+
+/** Opens a WebSocket that the server refuses: the status and headers of its HTTP answer. */
+export function refusedUpgrade(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/opamp`, { headers });
+    socket.once('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode ?? 0, headers: res.headers });
+      res.resume();
+      socket.terminate();
+    });
+    socket.once('open', () => {
+      socket.close();
+      reject(new Error('upgrade was accepted'));
+    });
+    socket.once('error', () => undefined);
+  });
 }
 
 /** A WebSocket agent connection that collects replies in order. */

@@ -9,10 +9,12 @@ import type { Config } from '../io/config/schema.ts';
 import { formatDuration } from '../projections/units/duration.ts';
 import type { Logger } from '../io/logger.ts';
 
-/** Counts OpAMP messages processed and those that failed to read or decode. */
+/** Counts OpAMP messages processed and those that failed to read or decode, and refusals. */
 export interface ProtocolCounters {
   messageReceived(): void;
   messageFailed(reason: string): void;
+  /** The OpAMP listener refused a request or connection (svc_opamp_refused_total{reason}). */
+  refused(reason: string): void;
 }
 
 /** SPEC: the instrumented routes, as templates (never a concrete id). */
@@ -82,6 +84,12 @@ export function registerServerMetrics(deps: {
     help: 'OpAMP messages that failed to read or decode.',
     registers,
   });
+  const refusals = new Counter({
+    name: 'svc_opamp_refused_total',
+    help: 'Requests, connections and messages the OpAMP listener refused, by reason.',
+    labelNames: ['reason'],
+    registers,
+  });
   const labelNames = ['route', 'method', 'code'] as const;
   const requests = new Counter({
     name: 'svc_api_requests_total',
@@ -104,6 +112,7 @@ export function registerServerMetrics(deps: {
         messageErrors.inc();
         deps.logger.debug({ reason }, 'opamp message rejected');
       },
+      refused: (reason) => refusals.inc({ reason }),
     },
     observeRequest: (route, method, code, seconds) => {
       if (!known.has(route)) return;

@@ -7,7 +7,7 @@
 
 import { request as httpRequest, Agent } from 'node:http';
 import WebSocket from 'ws';
-import { decodeAgentToServer } from '../../src/io/opamp/codec.ts';
+import { decodeAgentToServerWire } from '../../src/io/opamp/codec.ts';
 import { frame } from '../../src/io/opamp/framing.ts';
 import { toInstanceUid } from '../../src/io/opamp/instanceUid.ts';
 import type { RecordingReader } from '../../src/io/recorder/recordingReader.ts';
@@ -118,7 +118,7 @@ export async function sendLive(reader: RecordingReader, options: SendOptions): P
   function agentKey(record: MessageRecord): string {
     try {
       return (
-        toInstanceUid(decodeAgentToServer(record.payload).instanceUid ?? new Uint8Array()) ??
+        toInstanceUid(decodeAgentToServerWire(record.payload).instanceUid ?? new Uint8Array()) ??
         `conn-${record.connectionId}`
       );
     } catch {

@@ -4,13 +4,19 @@
 import { expect } from 'chai';
 import { createFleetCore, type FleetCore } from '../../../src/fleetCore.ts';
 import { decodeServerToAgent, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
-import { createConnection, type OpampConnection } from '../../../src/io/opamp/connection.ts';
+import {
+  createConnection,
+  createConnectionIds,
+  type OpampConnection,
+} from '../../../src/io/opamp/connection.ts';
 import { instanceUidBytes } from '../../../src/io/opamp/instanceUid.ts';
 import { joined } from '../../../src/io/opamp/reply.ts';
 import { description } from '../../support/agentClient.ts';
 import { configChanged, revision } from '../../support/configs.ts';
 import { uid } from '../../support/events.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
+
+const nextId = createConnectionIds();
 
 const capabilities = 0x1 | 0x2 | 0x1000; // ReportsStatus | AcceptsRemoteConfig | ReportsRemoteConfig
 const hexOf = (bytes: unknown) => Buffer.from(bytes as Uint8Array).toString('hex');
@@ -37,7 +43,7 @@ describe('config pusher (virtual time)', () => {
 
   /** An agent over its own WebSocket (or one relayed on `via`), registered with a full report. */
   function join(n: number, env: string, via?: OpampConnection, caps = capabilities): OpampConnection {
-    const connection = via ?? createConnection('ws', `127.0.0.1:${n}`, null);
+    const connection = via ?? createConnection('ws', `127.0.0.1:${n}`, null, nextId());
     connection.send = (head, tail) => {
       const reply = decodeServerToAgent(joined({ head, tail }));
       const key = hexOf(reply.instanceUid);
@@ -78,7 +84,7 @@ describe('config pusher (virtual time)', () => {
   });
 
   it('reaches every agent behind a gateway on the gateway socket, in more than one batch', () => {
-    const gateway = createConnection('ws', '127.0.0.1:9', null);
+    const gateway = createConnection('ws', '127.0.0.1:9', null, nextId());
     for (let n = 1; n <= 2500; n++) join(n, 'prod', gateway);
     core.bus.publish(configChanged(revision('base', 'env=prod', 'a: 1\n')));
     clock.advance(0);

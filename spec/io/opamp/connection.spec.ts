@@ -1,40 +1,12 @@
 import { expect } from 'chai';
-import type { InstanceUid } from '../../../src/events/ids.ts';
-import { ConnectionAgents, createConnection } from '../../../src/io/opamp/connection.ts';
+import { createConnection, createConnectionIds } from '../../../src/io/opamp/connection.ts';
 import { toInstanceUid } from '../../../src/io/opamp/instanceUid.ts';
 
-const a = 'a' as InstanceUid;
-const b = 'b' as InstanceUid;
-const c = 'c' as InstanceUid;
-
-describe('the agents of a connection', () => {
-  it('holds one agent however often it reports', () => {
-    const agents = new ConnectionAgents();
-    agents.add(a);
-    agents.add(a);
-    expect([...agents]).to.deep.equal([a]);
-    agents.delete(b);
-    expect([...agents]).to.deep.equal([a]);
-    agents.delete(a);
-    expect([...agents]).to.deep.equal([]);
-  });
-
-  it('holds every agent behind a gateway, in arrival order, until cleared', () => {
-    const agents = new ConnectionAgents();
-    for (const uid of [a, b, a, c]) agents.add(uid);
-    expect([...agents]).to.deep.equal([a, b, c]);
-    agents.delete(b);
-    expect([...agents]).to.deep.equal([a, c]);
-    agents.clear();
-    expect([...agents]).to.deep.equal([]);
-    agents.add(b);
-    expect([...agents]).to.deep.equal([b]);
-  });
-});
+const nextId = createConnectionIds();
 
 describe('a connection', () => {
   it('hands out one session until the connection becomes a gateway', () => {
-    const connection = createConnection('ws', '10.0.0.1:5000', null);
+    const connection = createConnection('ws', '10.0.0.1:5000', null, nextId());
     const first = connection.session();
     expect(connection.session()).to.equal(first);
     expect(first).to.deep.equal({
@@ -48,15 +20,17 @@ describe('a connection', () => {
     expect(connection.session()).to.include({ viaGateway: true, connectionId: connection.id });
   });
 
-  it('numbers connections apart, unless given the id a recording carries', () => {
-    const one = createConnection('http', '', null);
-    const two = createConnection('http', '', null);
-    expect(two.id).not.to.equal(one.id);
+  it("numbers connections apart with each listener's own id source, or takes the id a recording carries", () => {
+    const ids = createConnectionIds();
+    const one = createConnection('http', '', null, ids());
+    const two = createConnection('http', '', null, ids());
+    expect([one.id, two.id]).to.deep.equal([1, 2]);
+    expect(createConnectionIds()(), 'another listener starts at 1').to.equal(1);
     expect(createConnection('ws', '', null, one.id).id).to.equal(one.id);
   });
 
   it('reads instance_uids as toInstanceUid does, the same one again without converting it', () => {
-    const connection = createConnection('ws', '', null);
+    const connection = createConnection('ws', '', null, nextId());
     const a = Uint8Array.from({ length: 16 }, (_, i) => i * 17);
     const b = Uint8Array.from(a, (v, i) => (i === 15 ? v ^ 1 : v));
     const first = connection.instanceUid(a);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { decodeAgentToServer, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
+import { encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
+import { createDecoder } from '../../../src/io/opamp/decoder.ts';
 import { answerGatewayConnect, isGatewayConnect } from '../../../src/io/opamp/gateway.ts';
 
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
@@ -11,7 +12,7 @@ const answer = (data: Uint8Array) =>
 describe('gateway connect handshake', () => {
   it('recognises the project capability and the Bindplane one, only with an empty instance_uid and type connect', () => {
     const msg = (capability: string, type = 'connect', instanceUid = new Uint8Array()) =>
-      decodeAgentToServer(
+      createDecoder().decode(
         encodeAgentToServer({ instanceUid, customMessage: { capability, type, data: json({}) } }),
       );
     expect(isGatewayConnect(msg('com.vendor.opamp-gateway'))).to.equal(true);

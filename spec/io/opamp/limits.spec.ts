@@ -5,7 +5,14 @@ import WebSocket from 'ws';
 import type { App } from '../../../src/app.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import { frame } from '../../../src/io/opamp/framing.ts';
-import { agentMessage, description, newUid, postHttp, WsAgent } from '../../support/agentClient.ts';
+import {
+  agentMessage,
+  description,
+  newUid,
+  postHttp,
+  refusedUpgrade as refused,
+  WsAgent,
+} from '../../support/agentClient.ts';
 import { startApp } from '../../support/startApp.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
 
@@ -28,20 +35,9 @@ const closeCodeOf = (ws: WsAgent): Promise<number> =>
   });
 
 /** Opens a WebSocket that the server refuses; resolves with the HTTP status and Retry-After. */
-function refusedUpgrade(url: string): Promise<{ status: number; retryAfter: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/opamp`);
-    socket.once('unexpected-response', (_req, res) => {
-      resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] });
-      res.resume();
-      socket.terminate();
-    });
-    socket.once('open', () => {
-      socket.close();
-      reject(new Error('upgrade was accepted'));
-    });
-    socket.once('error', () => undefined);
-  });
+async function refusedUpgrade(url: string): Promise<{ status: number; retryAfter: string | undefined }> {
+  const { status, headers } = await refused(url);
+  return { status, retryAfter: headers['retry-after'] };
 }
 
 async function messageErrors(app: App): Promise<number> {

@@ -5,8 +5,14 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { encodeServerToAgent, type ServerToAgentFields } from '../../../src/io/opamp/codec.ts';
-import { writeServerToAgent } from '../../../src/io/opamp/serverToAgentWriter.ts';
+import { createEncoder } from '../../../src/io/opamp/codec.ts';
+import { createServerToAgentWriter } from '../../../src/io/opamp/serverToAgentWriter.ts';
+import type { ServerToAgentFields } from '../../../src/io/opamp/wireTypes.ts';
+
+const writeServerToAgent = createServerToAgentWriter();
+const encoder = createEncoder();
+const encodeServerToAgent = (fields: ServerToAgentFields, headroom: number) =>
+  encoder.encode(fields, headroom);
 
 const protoFile = fileURLToPath(new URL('../../../proto/opamp/v1/opamp.proto', import.meta.url));
 const ServerToAgent = protobuf.loadSync(protoFile).lookupType('opamp.proto.v1.ServerToAgent');

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { decodeAgentToServer, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
+import { encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
+import { createDecoder } from '../../../src/io/opamp/decoder.ts';
 import { toAgentMessage } from '../../../src/io/opamp/toAgentMessage.ts';
 import { presentParts } from '../../../src/projections/agent/agentMessage.ts';
 import { description } from '../../support/agentClient.ts';
@@ -7,7 +8,7 @@ import { uid } from '../../support/events.ts';
 
 const a = uid(1);
 const translate = (fields: Record<string, unknown>) =>
-  toAgentMessage(decodeAgentToServer(encodeAgentToServer({ capabilities: 1, ...fields })), a);
+  toAgentMessage(createDecoder().decode(encodeAgentToServer({ capabilities: 1, ...fields })), a);
 
 describe('AgentToServer to the domain message', () => {
   it('keeps sequence numbers and capabilities exact beyond 2^53', () => {

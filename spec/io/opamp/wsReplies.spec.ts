@@ -5,6 +5,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { OpampConnection } from '../../../src/io/opamp/connection.ts';
 import type { OpampHandler } from '../../../src/io/opamp/handler.ts';
+import { createConnectionIds } from '../../../src/io/opamp/connection.ts';
 import { createWsTransport } from '../../../src/io/opamp/wsTransport.ts';
 
 /** A masked client frame (RFC 6455) with the OpAMP header byte before `payload`. */
@@ -45,12 +46,15 @@ describe('WebSocket transport: replies and writes', () => {
       handle: (c, payload) => ({ ok: true, reply: withHeadroom(c, payload) }),
       closed: () => undefined,
       push: () => false,
-      pushable: () => [].values(),
     };
     const transport = createWsTransport(
       handler,
       { messageReceived: () => undefined, messageFailed: () => undefined },
-      { maxMessageBytes: 1024, onConnection: (_ws, c) => (connection = c) },
+      {
+        maxMessageBytes: 1024,
+        connectionIds: createConnectionIds(),
+        onConnection: (_ws, c) => (connection = c),
+      },
     );
     server = createServer();
     server.on('upgrade', (req, socket: Duplex, head: Buffer) => {

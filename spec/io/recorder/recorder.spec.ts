@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { createConnection } from '../../../src/io/opamp/connection.ts';
+import { createConnection, createConnectionIds } from '../../../src/io/opamp/connection.ts';
 import { createRecorder } from '../../../src/io/recorder/recorder.ts';
 import { openRecording } from '../../../src/io/recorder/recordingReader.ts';
 import type { RecordingRecord } from '../../../src/io/recorder/recordingFormat.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
+
+const nextId = createConnectionIds();
 
 async function readBack(file: string) {
   const reader = await openRecording(file);
@@ -40,8 +42,8 @@ describe('recorder', () => {
   it('writes every message and connection close in handling order, with what the connection knew', async () => {
     const file = join(dir, 'a.opamprec');
     const recorder = await createRecorder({ file, header: { startedAt: 1000 }, logger: silentLogger() });
-    const ws = createConnection('ws', '127.0.0.2:4000', null);
-    const http = createConnection('http', '127.0.0.3:5000', 'CN=x');
+    const ws = createConnection('ws', '127.0.0.2:4000', null, nextId());
+    const http = createConnection('http', '127.0.0.3:5000', 'CN=x', nextId());
     recorder.message(ws, Uint8Array.from([1, 2, 3]), 1001);
     ws.isGateway = true;
     recorder.message(ws, Uint8Array.from([4]), 1002);
@@ -80,7 +82,7 @@ describe('recorder', () => {
     const file = join(dir, 'b.opamprec');
     const recorder = await createRecorder({ file, header: { startedAt: 0 }, logger: silentLogger() });
     const payload = Uint8Array.from([9, 9]);
-    recorder.message(createConnection('ws', 'a', null), payload, 1);
+    recorder.message(createConnection('ws', 'a', null, nextId()), payload, 1);
     payload.fill(0);
     await recorder.close();
     const { out } = await readBack(file);
@@ -98,7 +100,7 @@ describe('recorder', () => {
       maxQueuedBytes: 400,
       dropLogIntervalMs: 60_000,
     });
-    const c = createConnection('ws', '127.0.0.1:1', null);
+    const c = createConnection('ws', '127.0.0.1:1', null, nextId());
     for (let i = 0; i < 50; i++) recorder.message(c, new Uint8Array(40), i);
     const { recorded, dropped } = recorder.stats();
     expect(recorded + dropped).to.equal(50);
@@ -118,7 +120,7 @@ describe('recorder', () => {
       logger: silentLogger(),
     });
     await recorder.close();
-    recorder.message(createConnection('ws', 'a', null), new Uint8Array(1), 1);
+    recorder.message(createConnection('ws', 'a', null, nextId()), new Uint8Array(1), 1);
     expect(recorder.stats()).to.include({ recorded: 0, dropped: 1 });
   });
 });

@@ -6,7 +6,12 @@ import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import { session, uid } from '../../support/events.ts';
 
 const a = uid(1);
-const ctx: DecisionContext = { at: 1000, session: session(), requiredAttributes: ['env', 'team'] };
+const ctx: DecisionContext = {
+  at: 1000,
+  session: session(),
+  newConnection: false,
+  requiredAttributes: ['env', 'team'],
+};
 const ReportsStatus = 0x1n;
 const ReportsHealth = 0x800n;
 

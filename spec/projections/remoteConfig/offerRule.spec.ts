@@ -23,6 +23,8 @@ class Conversation {
   seq = 0n;
   desired: DesiredConfig | undefined = v1;
   session: Session = session(1);
+  /** The next message opens a connection that did not hold the agent (a move to another WebSocket). */
+  moved = false;
   readonly capabilities: bigint;
   constructor(capabilities = capable) {
     this.capabilities = capabilities;
@@ -55,10 +57,12 @@ class Conversation {
     const decision = decideAgent(this.state, message, {
       at: 1000,
       session: this.session,
+      newConnection: this.moved,
       requiredAttributes: [],
       desiredFor: () => this.desired,
     });
     for (const e of decision.events) this.state = evolveAgent(this.state, e);
+    this.moved = false;
     return decision;
   }
   report(hash: string, status: RemoteConfigStatus['status']): Decision {
@@ -95,6 +99,7 @@ describe('sending remote configs (never in a loop)', () => {
     const c = new Conversation();
     c.send();
     c.session = session(2);
+    c.moved = true;
     expect(sent(c.send()), 'moved to another WebSocket').to.equal(v1.hash);
     expect(sent(c.report('00ff', 'applied')), 'lost what was sent').to.equal(v1.hash);
     expect(sent(c.report('00ff', 'applied')), 'in flight again').to.equal(v1.hash);

@@ -38,7 +38,8 @@ function envValue(path: string[], text: string): unknown {
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s !== '');
-  if (key === 'auth.role_mapping' || key === 'auth.api_tokens') return loadYaml(text);
+  if (key === 'auth.role_mapping' || key === 'auth.api_tokens' || key === 'agents.tokens')
+    return loadYaml(text);
   return text;
 }
 

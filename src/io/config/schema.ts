@@ -52,15 +52,20 @@ const roleMapping = Joi.object({
   role: Joi.string().valid('viewer', 'admin').required(),
 });
 
-/** An API token: requests with `Authorization: Bearer TOKEN` whose SHA-256 is `sha256` get `role`. */
-const apiToken = Joi.object({
+/** A named token, configured by its SHA-256 only (the token itself never is). */
+const hashedToken = {
   name: Joi.string().min(1).required(),
   sha256: Joi.string()
     .pattern(/^[0-9a-fA-F]{64}$/, 'hex SHA-256')
     .lowercase()
     .required(),
-  role: Joi.string().valid('viewer', 'admin').required(),
-});
+};
+
+/** An API token: requests with `Authorization: Bearer TOKEN` whose SHA-256 is `sha256` get `role`. */
+const apiToken = Joi.object({ ...hashedToken, role: Joi.string().valid('viewer', 'admin').required() });
+
+/** An enrollment token: OpAMP requests must carry `Authorization: Bearer TOKEN` with this SHA-256. */
+const enrollmentToken = Joi.object(hashedToken);
 
 export const configSchema = Joi.object({
   listeners: Joi.object({
@@ -79,6 +84,9 @@ export const configSchema = Joi.object({
   }).default(),
   remote_config: Joi.object({
     dir: Joi.string().allow('').default(''),
+  }).default(),
+  agents: Joi.object({
+    tokens: Joi.array().items(enrollmentToken).unique('name').unique('sha256').default([]),
   }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error').default('info'),
@@ -140,6 +148,12 @@ export interface ApiToken {
   readonly role: Role;
 }
 
+export interface EnrollmentToken {
+  readonly name: string;
+  /** Lowercase hex SHA-256 of the token; the token itself is never configured. */
+  readonly sha256: string;
+}
+
 export interface RoleMappingEntry {
   readonly match: 'exact' | 'prefix';
   readonly spiffe_id: string;
@@ -159,6 +173,8 @@ export interface Config {
     /** Lets requests without authentication write (configs, job actions). Off unless set. */
     readonly allow_unauthenticated_writes: boolean;
   };
+  /** Agents' credentials (docs/security.md): none configured means agents are not authenticated. */
+  readonly agents: { readonly tokens: readonly EnrollmentToken[] };
   /** Where remote configs come from when not from the database (docs/remote-config.md). */
   readonly remote_config: { readonly dir: string };
   readonly log: { readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly format: 'text' | 'json' };

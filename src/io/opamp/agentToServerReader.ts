@@ -1,19 +1,22 @@
 // The fast path of AgentToServer decoding: the fields the service reads, straight from the bytes into
-// the WireAgentToServer shape (health, and a description of plain string attributes, into their
-// domain shapes: healthData, descriptionData), without protobufjs's message classes, Long objects or
-// reflection.
+// the decoder's one shape (decodedAgentToServer.ts, the report in domain terms: health and a
+// description of plain string attributes read directly, the rest through the same translation the
+// slow path uses), without protobufjs's message classes, Long objects or reflection.
 // Conservative on purpose: whatever it does not decode exactly as protobufjs would (a field it does
 // not read, a wire type that does not match, invalid UTF-8, a repeated singular message, which
 // protobufjs merges, a second member of a oneof, deep nesting, truncation) makes it give up, and
-// codec.ts decodes the message with protobufjs, which then decides, and throws on malformed input.
+// decoder.ts decodes the message with protobufjs, which then decides, and throws on malformed input.
 // A new field the service reads must be added here or it is decoded by protobufjs alone (slower,
 // never wrong). spec/io/opamp/agentToServerReader.spec.ts holds both decoders to the same results.
 
 import type { AgentDescription } from '../../events/agentData.ts';
 import { keyValue } from './anyValueReader.ts';
-import type { WireAgentToServer, WireKeyValue } from './codec.ts';
+import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
 import { readHealth } from './healthReader.ts';
-import { checkMapKey, giveUp, Reader } from './protoReader.ts';
+import { checkMapKey, giveUp, Reader, type ReadTables } from './protoReader.ts';
+import type { SharedText } from './sharedText.ts';
+import { toDescription, toEffectiveConfig, toRemoteConfigStatus } from './wireToData.ts';
+import type { WireAgentToServer, WireKeyValue } from './wireTypes.ts';
 
 const noBytes: Uint8Array = new Uint8Array(0);
 
@@ -141,8 +144,22 @@ function description(r: Reader): NonNullable<WireAgentToServer['agentDescription
   return d;
 }
 
-function agentToServer(r: Reader): WireAgentToServer {
-  const msg: WireAgentToServer = { instanceUid: noBytes, sequenceNum: 0n, capabilities: 0n, flags: 0n };
+type Draft = { -readonly [K in keyof DecodedAgentToServer]: DecodedAgentToServer[K] };
+
+function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
+  const msg: Draft = {
+    instanceUid: noBytes,
+    flags: 0n,
+    sequenceNum: 0n,
+    capabilities: 0n,
+    description: undefined,
+    health: undefined,
+    effectiveConfig: undefined,
+    packageStatuses: undefined,
+    remoteConfigStatus: undefined,
+    disconnect: false,
+    customMessage: undefined,
+  };
   while (r.pos < r.end) {
     const tag = r.uint32();
     switch (tag) {
@@ -153,15 +170,15 @@ function agentToServer(r: Reader): WireAgentToServer {
         msg.sequenceNum = r.uint64();
         break;
       case 0x1a: {
-        if (msg.agentDescription != null || msg.descriptionData !== undefined) throw giveUp;
-        // Plain string attributes go straight into domain terms; anything else as AnyValues.
+        if (msg.description !== undefined) throw giveUp;
+        // Plain string attributes go straight into domain terms; anything else through AnyValues.
         const { pos, end } = r;
         const plain = plainDescription(r);
-        if (plain !== undefined) msg.descriptionData = plain;
+        if (plain !== undefined) msg.description = plain;
         else {
           r.pos = pos;
           r.end = end;
-          msg.agentDescription = description(r);
+          msg.description = toDescription(description(r));
         }
         break;
       }
@@ -170,21 +187,21 @@ function agentToServer(r: Reader): WireAgentToServer {
         break;
       case 0x2a:
         // Health goes straight into domain terms (healthReader.ts).
-        if (msg.healthData !== undefined) throw giveUp;
-        msg.healthData = readHealth(r, 0);
+        if (msg.health !== undefined) throw giveUp;
+        msg.health = readHealth(r, 0);
         break;
       case 0x32:
-        if (msg.effectiveConfig != null) throw giveUp;
-        msg.effectiveConfig = effectiveConfig(r);
+        if (msg.effectiveConfig !== undefined) throw giveUp;
+        msg.effectiveConfig = toEffectiveConfig(effectiveConfig(r), bodies);
         break;
       case 0x3a:
-        if (msg.remoteConfigStatus != null) throw giveUp;
-        msg.remoteConfigStatus = remoteConfigStatus(r);
+        if (msg.remoteConfigStatus !== undefined) throw giveUp;
+        msg.remoteConfigStatus = toRemoteConfigStatus(remoteConfigStatus(r));
         break;
       case 0x4a:
         // AgentDisconnect is empty: its presence is the signal.
         if (r.uint32() !== 0) throw giveUp;
-        msg.agentDisconnect = {};
+        msg.disconnect = true;
         break;
       case 0x50:
         msg.flags = r.uint64();
@@ -196,11 +213,18 @@ function agentToServer(r: Reader): WireAgentToServer {
   return msg;
 }
 
-/** The decoded message, or undefined when protobufjs must decode it (see the file comment). */
-export function readAgentToServer(bytes: Uint8Array): WireAgentToServer | undefined {
+/**
+ * The decoded message, or undefined when protobufjs must decode it (see the file comment). `tables`
+ * and `bodies` are the decoder's own (decoder.ts).
+ */
+export function readAgentToServer(
+  bytes: Uint8Array,
+  tables: ReadTables,
+  bodies: SharedText,
+): DecodedAgentToServer | undefined {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
-    return agentToServer(new Reader(buf, 0, buf.length));
+    return agentToServer(new Reader(buf, 0, buf.length, tables), bodies);
   } catch (error) {
     if (error === giveUp) return undefined;
     throw error;

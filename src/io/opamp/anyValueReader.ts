@@ -2,7 +2,7 @@
 // each reader starts at a length-delimited sub-message and reads it whole, giving up (protobufjs then
 // decodes) on a second oneof member, an unknown field or nesting deeper than maxDepth.
 
-import type { WireAnyValue, WireKeyValue } from './codec.ts';
+import type { WireAnyValue, WireKeyValue } from './wireTypes.ts';
 import { giveUp, type Reader } from './protoReader.ts';
 
 export const maxDepth = 32;

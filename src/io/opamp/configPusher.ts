@@ -10,12 +10,15 @@
 
 import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 import type { InstanceUid } from '../../events/ids.ts';
+import type { ConnectionOwners } from './connectionOwners.ts';
 import type { OpampHandler } from './handler.ts';
 
 export interface ConfigPusherDeps {
   /** The desired-config projection's change stream. */
   readonly changes$: Observable<unknown>;
-  readonly handler: Pick<OpampHandler, 'push' | 'pushable'>;
+  readonly handler: Pick<OpampHandler, 'push'>;
+  /** Who holds which agent: the agents held are the ones a push can reach. */
+  readonly owners: Pick<ConnectionOwners, 'held'>;
   readonly scheduler: SchedulerLike;
   readonly onError: (error: unknown) => void;
   /** Agents per turn; default 1000. */
@@ -48,7 +51,7 @@ export function createConfigPusher(deps: ConfigPusherDeps): ConfigPusher {
   }
 
   const subscription = deps.changes$.subscribe(() => {
-    queue = [...deps.handler.pushable()];
+    queue = [...deps.owners.held()];
     turn ??= deps.scheduler.schedule(step, 0);
   });
 

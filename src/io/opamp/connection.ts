@@ -2,41 +2,11 @@
 // Contract: the handler is never called concurrently for one connection, and calls for one
 // connection arrive in the order the messages arrived.
 // One of these lives as long as each WebSocket, so it is a class (its methods shared, not one closure
-// per connection) and holds its agent without a Set until a second one (a gateway's) arrives.
+// per connection). Which agents it holds is not its business: connectionOwners.ts keeps that.
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
 import { toInstanceUid } from './instanceUid.ts';
-
-/** The agents whose messages arrived on one connection: nearly always one, many behind a gateway. */
-export class ConnectionAgents implements Iterable<InstanceUid> {
-  #one: InstanceUid | undefined = undefined;
-  #more: Set<InstanceUid> | undefined = undefined;
-
-  add(uid: InstanceUid): void {
-    if (this.#more !== undefined) this.#more.add(uid);
-    else if (this.#one === undefined || this.#one === uid) this.#one = uid;
-    else {
-      this.#more = new Set([this.#one, uid]);
-      this.#one = undefined;
-    }
-  }
-
-  delete(uid: InstanceUid): void {
-    if (this.#more !== undefined) this.#more.delete(uid);
-    else if (this.#one === uid) this.#one = undefined;
-  }
-
-  clear(): void {
-    this.#one = undefined;
-    this.#more = undefined;
-  }
-
-  *[Symbol.iterator](): Iterator<InstanceUid> {
-    if (this.#more !== undefined) yield* this.#more;
-    else if (this.#one !== undefined) yield this.#one;
-  }
-}
 
 export interface OpampConnection {
   readonly id: ConnectionId;
@@ -47,8 +17,6 @@ export interface OpampConnection {
   isGateway: boolean;
   /** Whether a reply went out already (server capabilities go on the first reply of a WebSocket). */
   replied: boolean;
-  /** Agents whose messages arrived here (disconnected together when a WebSocket closes). */
-  readonly agents: ConnectionAgents;
   /** The session object shared by every agent on this connection. */
   session(): Session;
   /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
@@ -66,7 +34,14 @@ export interface OpampConnection {
 const word = (b: Uint8Array, at: number): number =>
   b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
 
-let nextId = 1;
+/** Hands out connection ids; one per listener (the composition creates it), never a module counter. */
+export type ConnectionIds = () => ConnectionId;
+
+/** Ids 1, 2, 3, … */
+export function createConnectionIds(): ConnectionIds {
+  let next = 1;
+  return () => next++ as ConnectionId;
+}
 
 /** A connection; the WebSocket transport extends it with its socket (wsTransport.ts). */
 export class Connection implements OpampConnection {
@@ -76,7 +51,6 @@ export class Connection implements OpampConnection {
   readonly tlsSubject: string | null;
   isGateway = false;
   replied = false;
-  readonly agents = new ConnectionAgents();
   get replyHeadroom(): number {
     return 0;
   }
@@ -88,12 +62,7 @@ export class Connection implements OpampConnection {
   #uid2 = 0;
   #uid3 = 0;
 
-  constructor(
-    transport: Transport,
-    remoteAddr: string,
-    tlsSubject: string | null,
-    id: ConnectionId = nextId++ as ConnectionId,
-  ) {
+  constructor(transport: Transport, remoteAddr: string, tlsSubject: string | null, id: ConnectionId) {
     this.id = id;
     this.transport = transport;
     this.remoteAddr = remoteAddr;
@@ -131,12 +100,12 @@ export class Connection implements OpampConnection {
   }
 }
 
-/** A connection with the next id, or with `id` (a replay gives connections their recorded ids). */
+/** A connection with `id` (from the listener's ConnectionIds, or the id a recording carries). */
 export function createConnection(
   transport: Transport,
   remoteAddr: string,
   tlsSubject: string | null,
-  id?: ConnectionId,
+  id: ConnectionId,
 ): OpampConnection {
   return new Connection(transport, remoteAddr, tlsSubject, id);
 }

@@ -3,7 +3,7 @@
 // and only a CustomMessage {capability, type "connect", data JSON {request_uid, remote_address,
 // headers}}. The service answers "connectResult" {request_uid, accept, http_status_code}. Pure.
 
-import type { WireAgentToServer } from './codec.ts';
+import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
 
 /** The project's own name, and Bindplane's, which behaves the same way. */
 export const gatewayCapabilities: readonly string[] = Object.freeze([
@@ -16,11 +16,11 @@ export const gatewayCustomCapabilities: { readonly capabilities: readonly string
   capabilities: gatewayCapabilities,
 });
 
-export function isGatewayConnect(msg: WireAgentToServer): boolean {
+export function isGatewayConnect(msg: DecodedAgentToServer): boolean {
   const cm = msg.customMessage;
   return (
-    (msg.instanceUid?.length ?? 0) === 0 &&
-    cm != null &&
+    msg.instanceUid.length === 0 &&
+    cm !== undefined &&
     cm.type === 'connect' &&
     gatewayCapabilities.includes(cm.capability)
   );

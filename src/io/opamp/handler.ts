@@ -6,6 +6,7 @@
 // Contract: never called concurrently for one connection; calls arrive in message order.
 
 import type { EventBus } from '../../events/bus.ts';
+import type { AgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import {
@@ -15,24 +16,29 @@ import {
   type ReplyIntent,
 } from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
-import type { Registry } from '../../projections/registry/registryProjection.ts';
-import {
-  decodeAgentToServer,
-  encodeServerToAgent,
-  toBigUint,
-  type ServerToAgentFields,
-  type WireAgentToServer,
-} from './codec.ts';
+import { evolveAgentAll } from '../../projections/agent/evolveAgent.ts';
+import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
+import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
+import { isRefusal, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
 import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes } from './instanceUid.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
+import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
+import type { Decoder } from './decoder.ts';
+import type { ServerToAgentFields } from './wireTypes.ts';
 
 const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
+
+const refusalText: Readonly<Record<ClaimRefusal, string>> = {
+  uid_bound_elsewhere: 'instance_uid is held by another connection',
+  one_agent_per_connection: 'a connection that is not an accepted gateway carries one agent',
+  max_per_gateway: 'this gateway connection carries the most agents allowed',
+};
 
 export type HandleResult =
   /**
@@ -55,12 +61,18 @@ export interface ProtocolObserver {
 
 export interface HandlerDeps {
   readonly bus: EventBus;
-  readonly registry: Registry;
+  /** The core's decoder and encoder (they keep their caches; the composition creates them). */
+  readonly decoder: Decoder;
+  readonly encoder: Encoder;
+  /** Read for what is known of an agent; told what was decided when the bus delivers later. */
+  readonly registry: Pick<RegistryProjection, 'get' | 'decided'>;
   readonly now: () => number;
   readonly requiredAttributes: readonly string[];
   readonly observer: ProtocolObserver;
   /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
+  /** Which connection holds which agent (connectionOwners.ts); the handler claims and binds. */
+  readonly owners: ConnectionOwners;
   /** Commands waiting for agents held here (restart jobs). */
   readonly commands?: CommandQueue | undefined;
   /** Sees every inbound message's raw bytes before decoding (traffic recording). Must not throw. */
@@ -80,21 +92,23 @@ export interface OpampHandler {
    * thread), so it cannot race a message of the same agent.
    */
   push(uid: InstanceUid): boolean;
-  /** Agents connected to this process over a WebSocket (the ones push can reach). */
-  pushable(): IterableIterator<InstanceUid>;
 }
 
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
-  const { bus, registry, now, observer } = deps;
+  const { bus, registry, now, observer, owners, decoder, encoder } = deps;
+
   /**
-   * Agents whose last message came over a WebSocket that is still open, with that connection. Not
-   * their raw ids: a view of a message's bytes would keep the whole read buffer it came in alive.
+   * Publishes one agent's events. On a bus that delivers later, the registry first learns the state
+   * they lead to, so the agent's next message (maybe in the same socket read) is decided after them.
    */
-  const online = new Map<InstanceUid, OpampConnection>();
+  function publish(uid: InstanceUid, known: AgentState | undefined, events: readonly AgentEvent[]): void {
+    if (bus.deliversLater) registry.decided(uid, evolveAgentAll(known, events), events.length);
+    for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
+  }
 
   function reject(connection: OpampConnection, uidBytes: Uint8Array, error: string): HandleResult {
     observer.messageFailed(error);
-    const reply = encodeServerToAgent(
+    const reply = encoder.encode(
       { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: error } },
       connection.replyHeadroom,
     );
@@ -113,6 +127,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function compose(connection: OpampConnection, uidBytes: Uint8Array, intent: ReplyIntent): WireReply {
     return encodeReply(
+      encoder,
       withCapabilities(connection, replyFields(uidBytes, intent)),
       intent,
       connection.replyHeadroom,
@@ -121,10 +136,11 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function handleGatewayConnect(
     connection: OpampConnection,
-    msg: WireAgentToServer,
+    msg: DecodedAgentToServer,
     at: number,
   ): HandleResult {
-    const cm = msg.customMessage!;
+    const cm = msg.customMessage;
+    if (cm === undefined) throw new Error('handleGatewayConnect without a custom message');
     const answer = answerGatewayConnect(cm.capability, cm.data);
     const firstOnConnection = !connection.isGateway;
     if (answer.accepted) connection.isGateway = true;
@@ -137,7 +153,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         firstOnConnection: firstOnConnection && answer.accepted,
       },
     });
-    const reply = encodeServerToAgent(
+    const reply = encoder.encode(
       withCapabilities(connection, {
         instanceUid: new Uint8Array(),
         customMessage: { capability: answer.capability, type: 'connectResult', data: answer.data },
@@ -148,7 +164,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   }
 
   function assignInstanceUid(connection: OpampConnection, uidBytes: Uint8Array, at: number): HandleResult {
-    const reply = encodeServerToAgent(
+    const reply = encoder.encode(
       withCapabilities(connection, {
         instanceUid: uidBytes,
         agentIdentification: { newInstanceUid: uuidv7Bytes(at) },
@@ -163,16 +179,16 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const at = now();
     observer.messageReceived();
     deps.onInbound?.(connection, payload, at);
-    let msg: WireAgentToServer;
+    let msg: DecodedAgentToServer;
     try {
-      msg = decodeAgentToServer(payload);
+      msg = decoder.decode(payload);
     } catch (error) {
       const reason = `undecodable AgentToServer: ${(error as Error).message}`;
       observer.messageFailed(reason);
       return { ok: false, reply: null, error: reason };
     }
     if (isGatewayConnect(msg)) return handleGatewayConnect(connection, msg, at);
-    const uidBytes = msg.instanceUid ?? new Uint8Array();
+    const uidBytes = msg.instanceUid;
     const uid = connection.instanceUid(uidBytes);
     if (uid === undefined)
       return reject(
@@ -180,8 +196,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         uidBytes,
         `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`,
       );
-    if ((toBigUint(msg.flags) & RequestInstanceUid) !== 0n)
-      return assignInstanceUid(connection, uidBytes, at);
+    if ((msg.flags & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
     try {
       return handleAgentMessage(connection, msg, uid, uidBytes, at);
     } catch (error) {
@@ -193,33 +208,29 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function handleAgentMessage(
     connection: OpampConnection,
-    msg: WireAgentToServer,
+    msg: DecodedAgentToServer,
     uid: InstanceUid,
     uidBytes: Uint8Array,
     at: number,
   ): HandleResult {
+    const claim = owners.claim(uid, connection);
+    if (isRefusal(claim)) return reject(connection, uidBytes, refusalText[claim]);
     const message = toAgentMessage(msg, uid);
-    const command = message.disconnect ? undefined : deps.commands?.take(uid);
-    const decision = decideAgent(registry.get(uid), message, {
+    const command = message.disconnect ? undefined : deps.commands?.peek(uid);
+    const known = registry.get(uid);
+    const decision = decideAgent(known, message, {
       at,
       session: connection.session(),
+      newConnection: connection.transport === 'ws' && claim !== 'held',
       requiredAttributes: deps.requiredAttributes,
       desiredFor: deps.desiredFor,
       command,
     });
-    // Not sendable now (the agent does not accept it): it stays queued, sent to nobody.
-    if (command !== undefined && decision.reply.command === undefined) deps.commands?.queue(uid, command);
-    const { events } = decision;
-    for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
-    if (connection.transport === 'ws') {
-      if (message.disconnect) {
-        connection.agents.delete(uid);
-        if (online.get(uid) === connection) online.delete(uid);
-      } else if (online.get(uid) !== connection) {
-        connection.agents.add(uid);
-        online.set(uid, connection);
-      }
-    }
+    // A command leaves its queue only when the reply carries it (one the agent cannot take stays).
+    if (decision.reply.command !== undefined) deps.commands?.take(uid);
+    publish(uid, known, decision.events);
+    if (message.disconnect) owners.release(uid, connection);
+    else if (claim !== 'held') owners.bind(uid, connection);
     const { head, tail } = compose(connection, uidBytes, decision.reply);
     return { ok: true, reply: head, tail };
   }
@@ -227,38 +238,33 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   function closed(connection: OpampConnection): void {
     const at = now();
     deps.onClosed?.(connection, at);
-    for (const uid of connection.agents) {
-      const agent = registry.get(uid);
-      // Only agents still bound to this connection: one that moved to another socket stays connected.
-      if (agent?.connected && agent.session.connectionId === connection.id) {
-        bus.publish({ type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } });
-      }
-    }
-    for (const uid of connection.agents) if (online.get(uid) === connection) online.delete(uid);
-    connection.agents.clear();
+    // Exactly the agents this connection still holds: one that moved to another socket, said
+    // goodbye or was disconnected by the liveness sweep is no longer among them.
+    for (const uid of owners.releaseAll(connection))
+      publish(uid, registry.get(uid), [
+        { type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } },
+      ]);
     if (connection.isGateway)
       bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
   }
 
   function push(uid: InstanceUid): boolean {
-    const target = online.get(uid);
-    if (target === undefined || target.send === undefined) return false;
+    const target = owners.holderOf(uid);
+    if (target?.send === undefined) return false;
     const known = registry.get(uid);
-    if (known === undefined || known.session.connectionId !== target.id) return false;
-    const command = deps.commands?.take(uid);
+    if (known === undefined) return false;
+    const command = deps.commands?.peek(uid);
     const decision =
       command !== undefined
         ? decideCommand(known, command, now())
         : decidePush(known, deps.desiredFor?.(known), now());
-    if (decision === undefined) {
-      if (command !== undefined) deps.commands?.queue(uid, command);
-      return false;
-    }
-    for (const event of decision.events) bus.publish(event);
+    if (decision === undefined) return false;
+    if (command !== undefined) deps.commands?.take(uid);
+    publish(uid, known, decision.events);
     const { head, tail } = compose(target, instanceUidBytes(uid), decision.reply);
     target.send(head, tail);
     return true;
   }
 
-  return { handle, closed, push, pushable: () => online.keys() };
+  return { handle, closed, push };
 }

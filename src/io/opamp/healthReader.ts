@@ -7,16 +7,15 @@
 
 import type { ComponentHealth } from '../../events/agentData.ts';
 import { maxDepth } from './anyValueReader.ts';
-import { checkMapKey, giveUp, repeatedFixed64, type Reader } from './protoReader.ts';
+import { checkMapKey, giveUp, type Reader } from './protoReader.ts';
 
 /** Shared by every health without components (most leaves of a health tree). */
 export const noComponents: Readonly<Record<string, ComponentHealth>> = Object.freeze({});
 
-/** Timestamps repeat (protoReader.ts, fixed64Repeated): one BigInt per distinct value in a row. */
-const lastStartTime = repeatedFixed64();
-const lastStatusTime = repeatedFixed64();
-
-/** Reads a ComponentHealth sub-message whole, starting at its length. */
+/**
+ * Reads a ComponentHealth sub-message whole, starting at its length. Timestamps repeat
+ * (fixed64Repeated): one BigInt per distinct value in a row, kept in the reader's tables.
+ */
 export function readHealth(r: Reader, depth: number): ComponentHealth {
   if (depth > maxDepth) throw giveUp;
   const outer = r.enter();
@@ -33,7 +32,7 @@ export function readHealth(r: Reader, depth: number): ComponentHealth {
         healthy = r.bool();
         break;
       case 0x11:
-        startTimeNanos = r.fixed64Repeated(lastStartTime);
+        startTimeNanos = r.fixed64Repeated(r.tables.startTime);
         break;
       case 0x1a:
         lastError = r.string();
@@ -42,7 +41,7 @@ export function readHealth(r: Reader, depth: number): ComponentHealth {
         status = r.string();
         break;
       case 0x29:
-        statusTimeNanos = r.fixed64Repeated(lastStatusTime);
+        statusTimeNanos = r.fixed64Repeated(r.tables.statusTime);
         break;
       case 0x32: {
         // map<string, ComponentHealth> entry {1: key, 2: value}; both must be there.

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { createConnection } from './connection.ts';
+import { createConnection, type ConnectionIds } from './connection.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { peerOf } from './peer.ts';
 
@@ -57,7 +57,7 @@ export interface HttpTransport {
 export function createHttpTransport(
   handler: OpampHandler,
   observer: ProtocolObserver,
-  options: { maxMessageBytes: number },
+  options: { maxMessageBytes: number; connectionIds: ConnectionIds },
 ): HttpTransport {
   const limit = options.maxMessageBytes;
 
@@ -81,7 +81,7 @@ export function createHttpTransport(
       return;
     }
     const peer = peerOf(req);
-    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject);
+    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, options.connectionIds());
     const result = handler.handle(connection, body);
     if (!result.ok) {
       fail(res, 400, result.error);

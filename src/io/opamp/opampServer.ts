@@ -2,15 +2,22 @@
 // any other path is 501 Not Implemented. While draining, new connections get 503.
 // opamp.max_connections counts open WebSockets plus plain-HTTP requests in flight: beyond it new
 // upgrades and requests get 503 with Retry-After, and connections already open keep working.
+// With enrollment tokens configured (enrollment.ts), an upgrade or request without a known token
+// gets 401 with `WWW-Authenticate: Bearer` before anything else of it is read.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
+import { createConnectionIds } from './connection.ts';
+import type { Enrollment, EnrollmentRefusal } from './enrollment.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createHttpTransport, protobufContentType } from './httpTransport.ts';
 import { createWsTransport, type WsTransport } from './wsTransport.ts';
 
 export const opampPath = '/v1/opamp';
+
+/** Why the listener refused a connection before any message (svc_opamp_refused_total{reason}). */
+export type OpampRefusal = EnrollmentRefusal | 'max_connections';
 
 export interface OpampServer {
   onRequest(req: IncomingMessage, res: ServerResponse): void;
@@ -46,20 +53,30 @@ export function createOpampServer(
     /** WebSockets silent for longer than this are closed (the eviction threshold); never when absent. */
     idleTimeoutMs?: number;
     scheduler?: SchedulerLike;
-    /** A connection refused for a limit (log/metric hook). */
-    onRefused?: (reason: 'max_connections') => void;
+    /** Agents' enrollment tokens; every request is let in when absent. */
+    enrollment?: Enrollment;
+    /** A request or upgrade refused (log/metric hook); never given the credential itself. */
+    onRefused?: (reason: OpampRefusal, remoteAddr: string) => void;
   },
 ): OpampServer {
-  const ws = createWsTransport(handler, observer, options);
-  const http = createHttpTransport(handler, observer, options);
+  const transportOptions = { ...options, connectionIds: createConnectionIds() };
+  const ws = createWsTransport(handler, observer, transportOptions);
+  const http = createHttpTransport(handler, observer, transportOptions);
   let draining = false;
   /** HTTP requests until their response is done (open WebSockets are the transport's sockets). */
   let httpInFlight = 0;
-  const atCapacity = (): boolean => {
+  const atCapacity = (req: IncomingMessage): boolean => {
     if (options.maxConnections === undefined || ws.sockets.size + httpInFlight < options.maxConnections)
       return false;
-    options.onRefused?.('max_connections');
+    options.onRefused?.('max_connections', req.socket.remoteAddress ?? '');
     return true;
+  };
+  /** The refusal of a request without a known enrollment token; undefined when it may go on. */
+  const unauthorized = (req: IncomingMessage): EnrollmentRefusal | undefined => {
+    const checked = options.enrollment?.check(req.headers.authorization);
+    if (checked === undefined || checked.ok) return undefined;
+    options.onRefused?.(checked.reason, req.socket.remoteAddress ?? '');
+    return checked.reason;
   };
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -69,10 +86,16 @@ export function createOpampServer(
     };
     if (pathOf(req) !== opampPath) return reply(501, 'Not Implemented');
     if (draining) return reply(503, 'draining', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
+    const refusal = unauthorized(req);
+    if (refusal !== undefined)
+      return reply(401, refusal === 'missing_credential' ? 'a bearer token is required' : 'unknown token', {
+        'WWW-Authenticate': 'Bearer',
+        Connection: 'close',
+      });
     if (req.method !== 'POST') return reply(405, 'use a WebSocket upgrade or POST', { Allow: 'GET, POST' });
     if (req.headers['content-type'] !== protobufContentType)
       return reply(415, `Content-Type must be exactly ${protobufContentType}`);
-    if (atCapacity())
+    if (atCapacity(req))
       return reply(503, 'too many connections', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
     httpInFlight++;
     res.once('close', () => void httpInFlight--);
@@ -87,8 +110,10 @@ export function createOpampServer(
   // among the transport's sockets before the next upgrade is counted; ws handles its socket errors.
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (pathOf(req) !== opampPath) return rawResponse(socket, 501, 'Not Implemented');
-    if (draining || atCapacity())
+    if (draining || atCapacity(req))
       return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
+    if (unauthorized(req) !== undefined)
+      return rawResponse(socket, 401, 'Unauthorized', 'WWW-Authenticate: Bearer\r\n');
     ws.upgrade(req, socket, head);
   }
 

@@ -1,5 +1,6 @@
 // Reading protobuf wire bytes for the fast AgentToServer decoder (agentToServerReader.ts): varints,
-// fixed64, length-delimited fields and UTF-8 text, over a Buffer. Whatever is out of the ordinary
+// fixed64, length-delimited fields and UTF-8 text, over a Buffer, with the tables of the decoder
+// that reads (ReadTables; no module-level state). Whatever is out of the ordinary
 // (truncation, a varint too long, invalid UTF-8) throws `giveUp`, the one signal that protobufjs must
 // decode the message instead.
 
@@ -8,8 +9,6 @@ import { isAscii, isUtf8 } from 'node:buffer';
 /** Thrown inside, caught by readAgentToServer: "let protobufjs decode this one". One instance, so giving up costs no stack capture. */
 class GiveUp extends Error {}
 export const giveUp = new GiveUp('let protobufjs decode this message');
-const scratch64 = new BigUint64Array(1);
-const scratchBytes = new Uint8Array(scratch64.buffer);
 
 // Short ASCII strings repeat from message to message and from agent to agent (attribute keys and
 // values, component names, status texts): the last string seen in each slot of a small table is
@@ -19,11 +18,42 @@ const scratchBytes = new Uint8Array(scratch64.buffer);
 // string in the slot decides anyway, and a string that shares a slot with another is only built anew.
 const internMaxLength = 64;
 const internMask = 4095;
-/** The string in each slot, and its bytes in one flat arena (a slot's bytes at slot × 64): comparing
- * against the arena reads memory that stays in cache, not a string object somewhere on the heap. */
-const internTable: (string | undefined)[] = new Array<string | undefined>(internMask + 1).fill(undefined);
-const internLengths = new Uint8Array(internMask + 1);
-const internBytes = new Uint8Array((internMask + 1) * internMaxLength);
+
+/** The last value a fixed64 field read, for Reader#fixed64Repeated: its bytes are a view of `word`. */
+export interface RepeatedFixed64 {
+  readonly word: BigUint64Array;
+  readonly bytes: Uint8Array;
+  value: bigint | undefined;
+}
+
+export function repeatedFixed64(): RepeatedFixed64 {
+  const word = new BigUint64Array(1);
+  return { word, bytes: new Uint8Array(word.buffer), value: undefined };
+}
+
+/**
+ * What one decoder keeps from message to message (decoder.ts owns one): the intern table, and the
+ * last timestamps of a health tree.
+ */
+export interface ReadTables {
+  /** The string in each slot, and its bytes in one flat arena (a slot's bytes at slot × 64):
+   * comparing against the arena reads memory that stays in cache, not a string somewhere on the heap. */
+  readonly internTable: (string | undefined)[];
+  readonly internLengths: Uint8Array;
+  readonly internBytes: Uint8Array;
+  readonly startTime: RepeatedFixed64;
+  readonly statusTime: RepeatedFixed64;
+}
+
+export function createReadTables(): ReadTables {
+  return {
+    internTable: new Array<string | undefined>(internMask + 1).fill(undefined),
+    internLengths: new Uint8Array(internMask + 1),
+    internBytes: new Uint8Array((internMask + 1) * internMaxLength),
+    startTime: repeatedFixed64(),
+    statusTime: repeatedFixed64(),
+  };
+}
 
 function internSlot(buf: Buffer, pos: number, length: number): number {
   const last = pos + length - 1;
@@ -36,17 +66,24 @@ function internSlot(buf: Buffer, pos: number, length: number): number {
 }
 
 /** The string of the `length` bytes at `pos` when the slot holds it; undefined otherwise. */
-function internedAt(buf: Buffer, pos: number, length: number, slot: number): string | undefined {
-  if (internLengths[slot] !== length) return undefined;
+function internedAt(
+  t: ReadTables,
+  buf: Buffer,
+  pos: number,
+  length: number,
+  slot: number,
+): string | undefined {
+  if (t.internLengths[slot] !== length) return undefined;
   const base = slot * internMaxLength;
-  for (let i = 0; i < length; i++) if (internBytes[base + i] !== buf[pos + i]) return undefined;
-  return internTable[slot];
+  const bytes = t.internBytes;
+  for (let i = 0; i < length; i++) if (bytes[base + i] !== buf[pos + i]) return undefined;
+  return t.internTable[slot];
 }
 
-function intern(buf: Buffer, pos: number, length: number, slot: number, text: string): void {
-  internTable[slot] = text;
-  internLengths[slot] = length;
-  internBytes.set(buf.subarray(pos, pos + length), slot * internMaxLength);
+function intern(t: ReadTables, buf: Buffer, pos: number, length: number, slot: number, text: string): void {
+  t.internTable[slot] = text;
+  t.internLengths[slot] = length;
+  t.internBytes.set(buf.subarray(pos, pos + length), slot * internMaxLength);
 }
 
 function isAsciiAt(buf: Buffer, pos: number, end: number): boolean {
@@ -60,22 +97,16 @@ export function checkMapKey(key: string | undefined): string {
   return key;
 }
 
-/** The last value a fixed64 field read, for Reader#fixed64Repeated. */
-export interface RepeatedFixed64 {
-  readonly bytes: Uint8Array;
-  value: bigint | undefined;
-}
-
-export const repeatedFixed64 = (): RepeatedFixed64 => ({ bytes: new Uint8Array(8), value: undefined });
-
 export class Reader {
   readonly buf: Buffer;
   pos: number;
   end: number;
-  constructor(buf: Buffer, pos: number, end: number) {
+  readonly tables: ReadTables;
+  constructor(buf: Buffer, pos: number, end: number, tables: ReadTables) {
     this.buf = buf;
     this.pos = pos;
     this.end = end;
+    this.tables = tables;
   }
 
   /** A varint that fits 32 bits (tags, lengths, enums); most are one byte. */
@@ -148,8 +179,7 @@ export class Reader {
     }
     this.pos += 8;
     if (same) return last.value!;
-    scratchBytes.set(bytes);
-    last.value = scratch64[0]!;
+    last.value = last.word[0]!;
     return last.value;
   }
 
@@ -188,11 +218,11 @@ export class Reader {
       } else {
         // Every string in the table is ASCII, so a match is too.
         const slot = internSlot(buf, pos, length);
-        const known = internedAt(buf, pos, length, slot);
+        const known = internedAt(this.tables, buf, pos, length, slot);
         if (known !== undefined) return known;
         if (isAsciiAt(buf, pos, end)) {
           const text = buf.toString('latin1', pos, end);
-          intern(buf, pos, length, slot, text);
+          intern(this.tables, buf, pos, length, slot, text);
           return text;
         }
       }

@@ -4,8 +4,8 @@
 // every HTTP reply) before encodeReply.
 
 import type { ReplyIntent } from '../../projections/agent/decideAgent.ts';
-import { encodeServerToAgent, type ServerToAgentFields } from './codec.ts';
-import { remoteConfigField } from './remoteConfigWire.ts';
+import type { Encoder } from './codec.ts';
+import type { ServerToAgentFields } from './wireTypes.ts';
 
 /** AcceptsStatus | OffersRemoteConfig | AcceptsEffectiveConfig | AcceptsPackagesStatus. */
 export const serverCapabilities = 0x1 | 0x2 | 0x4 | 0x10;
@@ -31,11 +31,16 @@ export interface WireReply {
 }
 
 /** `head` starts with `headroom` zero bytes for the transport's framing (codec.ts). */
-export function encodeReply(fields: ServerToAgentFields, intent: ReplyIntent, headroom = 0): WireReply {
-  const head = encodeServerToAgent(fields, headroom);
+export function encodeReply(
+  encoder: Encoder,
+  fields: ServerToAgentFields,
+  intent: ReplyIntent,
+  headroom = 0,
+): WireReply {
+  const head = encoder.encode(fields, headroom);
   return {
     head,
-    tail: intent.remoteConfig === undefined ? undefined : remoteConfigField(intent.remoteConfig),
+    tail: intent.remoteConfig === undefined ? undefined : encoder.remoteConfigField(intent.remoteConfig),
   };
 }
 

@@ -7,7 +7,7 @@
 // field added to ServerToAgentFields is never dropped here. spec/io/opamp/serverToAgentWriter.spec.ts
 // compares both encoders.
 
-import type { ServerToAgentFields } from './codec.ts';
+import type { ServerToAgentFields } from './wireTypes.ts';
 
 const fastFields = new Set<string>(['instanceUid', 'flags', 'capabilities', 'customCapabilities']);
 
@@ -33,15 +33,10 @@ const isSmallUint = (n: unknown): n is number =>
   typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= 0xffffffff;
 
 /**
- * The custom_capabilities field (tag, length and message) of `list`, encoded once per list: every
- * first reply carries the same list object, and writing its strings took as long as the rest of the
- * reply. Only a frozen list is taken from memory (one that can change is encoded every time).
- * Undefined when a member is not a string (protobufjs decides).
+ * The custom_capabilities field (tag, length and message) of `list`. Undefined when a member is not
+ * a string (protobufjs decides).
  */
-let lastList: readonly string[] | undefined;
-let lastField: Uint8Array | undefined;
 function customCapabilitiesField(list: readonly string[]): Uint8Array | undefined {
-  if (list === lastList && lastField !== undefined && Object.isFrozen(list)) return lastField;
   let size = 0;
   for (const name of list) {
     if (typeof name !== 'string') return undefined;
@@ -56,13 +51,37 @@ function customCapabilitiesField(list: readonly string[]): Uint8Array | undefine
     at = writeVarint(out, at, Buffer.byteLength(name));
     at += out.write(name, at);
   }
-  lastList = list;
-  lastField = out;
   return out;
 }
 
 /** The encoded reply after `headroom` zero bytes, or undefined when protobufjs must encode it. */
-export function writeServerToAgent(fields: ServerToAgentFields, headroom = 0): Uint8Array | undefined {
+export type ServerToAgentWriter = (fields: ServerToAgentFields, headroom?: number) => Uint8Array | undefined;
+
+/**
+ * A writer that encodes the custom_capabilities field once per list: every first reply carries the
+ * same list object, and writing its strings took as long as the rest of the reply. Only a frozen
+ * list is taken from memory (one that can change is encoded every time).
+ */
+export function createServerToAgentWriter(): ServerToAgentWriter {
+  let lastList: readonly string[] | undefined;
+  let lastField: Uint8Array | undefined;
+  const customField = (list: readonly string[]): Uint8Array | undefined => {
+    if (list === lastList && lastField !== undefined && Object.isFrozen(list)) return lastField;
+    const field = customCapabilitiesField(list);
+    if (field !== undefined) {
+      lastList = list;
+      lastField = field;
+    }
+    return field;
+  };
+  return (fields, headroom = 0) => writeServerToAgent(fields, headroom, customField);
+}
+
+function writeServerToAgent(
+  fields: ServerToAgentFields,
+  headroom: number,
+  customField: (list: readonly string[]) => Uint8Array | undefined,
+): Uint8Array | undefined {
   for (const key in fields) if (!fastFields.has(key)) return undefined;
   const { instanceUid, flags, capabilities, customCapabilities } = fields;
   if (!(instanceUid instanceof Uint8Array)) return undefined;
@@ -73,7 +92,7 @@ export function writeServerToAgent(fields: ServerToAgentFields, headroom = 0): U
     for (const key in customCapabilities) if (key !== 'capabilities') return undefined;
     const list = customCapabilities.capabilities;
     if (!Array.isArray(list)) return undefined;
-    custom = customCapabilitiesField(list);
+    custom = customField(list);
     if (custom === undefined) return undefined;
   }
   const uidSize = instanceUid.length > 0 ? 1 + varintSize(instanceUid.length) + instanceUid.length : 0;

@@ -1,29 +1,20 @@
-// The decoded AgentToServer in domain terms (projections/agent/agentMessage.ts): the one place where
-// protobuf shapes become plain data for the decision. Pure.
+// The decoded AgentToServer as the decision's message (projections/agent/agentMessage.ts): the
+// report the decoder made, with the canonical id the connection resolved. Pure.
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentMessage } from '../../projections/agent/agentMessage.ts';
-import { toBigUint, type WireAgentToServer } from './codec.ts';
-import {
-  toDescription,
-  toEffectiveConfig,
-  toHealth,
-  toPackageStatuses,
-  toRemoteConfigStatus,
-} from './wireToData.ts';
+import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
 
-export function toAgentMessage(msg: WireAgentToServer, uid: InstanceUid): AgentMessage {
+export function toAgentMessage(msg: DecodedAgentToServer, uid: InstanceUid): AgentMessage {
   return {
     uid,
-    sequenceNum: toBigUint(msg.sequenceNum),
-    capabilities: toBigUint(msg.capabilities),
-    description:
-      msg.descriptionData ?? (msg.agentDescription != null ? toDescription(msg.agentDescription) : undefined),
-    health: msg.healthData ?? (msg.health != null ? toHealth(msg.health) : undefined),
-    effectiveConfig: msg.effectiveConfig != null ? toEffectiveConfig(msg.effectiveConfig) : undefined,
-    packageStatuses: msg.packageStatuses != null ? toPackageStatuses(msg.packageStatuses) : undefined,
-    remoteConfigStatus:
-      msg.remoteConfigStatus != null ? toRemoteConfigStatus(msg.remoteConfigStatus) : undefined,
-    disconnect: msg.agentDisconnect != null,
+    sequenceNum: msg.sequenceNum,
+    capabilities: msg.capabilities,
+    description: msg.description,
+    health: msg.health,
+    effectiveConfig: msg.effectiveConfig,
+    packageStatuses: msg.packageStatuses,
+    remoteConfigStatus: msg.remoteConfigStatus,
+    disconnect: msg.disconnect,
   };
 }

@@ -1,4 +1,4 @@
-// Decoded protobuf → plain event data. Attribute values become plain text (strings as they are;
+// Decoded protobuf → plain event data (fromWire: a whole message, as protobufjs decoded it). Attribute values become plain text (strings as they are;
 // 42, true, 1.5; arrays and maps as JSON; bytes as base64), never protobuf debug text. Hashes become
 // lowercase hex. Nesting is cut at a fixed depth so hostile input cannot exhaust the stack.
 
@@ -12,6 +12,9 @@ import type {
   RemoteConfigState,
   RemoteConfigStatus,
 } from '../../events/agentData.ts';
+import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
+import { noComponents } from './healthReader.ts';
+import type { SharedText } from './sharedText.ts';
 import {
   toBigInt,
   toBigUint,
@@ -19,13 +22,9 @@ import {
   type WireAnyValue,
   type WireComponentHealth,
   type WireKeyValue,
-} from './codec.ts';
-import { noComponents } from './healthReader.ts';
-import { createSharedText } from './sharedText.ts';
+} from './wireTypes.ts';
 
 const maxDepth = 32;
-/** Effective config bodies, shared across agents that report the same one (sharedText.ts). */
-const configBodies = createSharedText({ maxChars: 8 * 1024 * 1024, maxTextChars: 1024 * 1024 });
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -111,7 +110,11 @@ export function toHealth(h: WireComponentHealth, depth = 0): ComponentHealth {
   };
 }
 
-export function toEffectiveConfig(e: NonNullable<WireAgentToServer['effectiveConfig']>): EffectiveConfig {
+/** Bodies are shared across agents that report the same one, through the decoder's `bodies`. */
+export function toEffectiveConfig(
+  e: NonNullable<WireAgentToServer['effectiveConfig']>,
+  bodies: SharedText,
+): EffectiveConfig {
   const out: Record<string, { body: string; contentType: string }> = {};
   const files = e.configMap?.configMap ?? {};
   for (const name in files) {
@@ -119,7 +122,7 @@ export function toEffectiveConfig(e: NonNullable<WireAgentToServer['effectiveCon
     const file = files[name]!;
     // protobufjs leaves an absent bytes field as its default, a plain empty array, not a Uint8Array.
     const body = file.body instanceof Uint8Array ? file.body : new Uint8Array();
-    out[name] = { body: configBodies.shareUtf8(body), contentType: file.contentType ?? '' };
+    out[name] = { body: bodies.shareUtf8(body), contentType: file.contentType ?? '' };
   }
   return out;
 }
@@ -165,5 +168,27 @@ export function toRemoteConfigStatus(
     hash: hexOf(r.lastRemoteConfigHash),
     status: remoteConfigStates[r.status] ?? 'unset',
     errorMessage: r.errorMessage ?? '',
+  };
+}
+
+/** protobufjs's AgentToServer in the decoder's one shape (decodedAgentToServer.ts). */
+export function fromWire(msg: WireAgentToServer, bodies: SharedText): DecodedAgentToServer {
+  const cm = msg.customMessage;
+  return {
+    instanceUid: msg.instanceUid ?? new Uint8Array(),
+    flags: toBigUint(msg.flags),
+    sequenceNum: toBigUint(msg.sequenceNum),
+    capabilities: toBigUint(msg.capabilities),
+    description: msg.agentDescription != null ? toDescription(msg.agentDescription) : undefined,
+    health: msg.health != null ? toHealth(msg.health) : undefined,
+    effectiveConfig: msg.effectiveConfig != null ? toEffectiveConfig(msg.effectiveConfig, bodies) : undefined,
+    packageStatuses: msg.packageStatuses != null ? toPackageStatuses(msg.packageStatuses) : undefined,
+    remoteConfigStatus:
+      msg.remoteConfigStatus != null ? toRemoteConfigStatus(msg.remoteConfigStatus) : undefined,
+    disconnect: msg.agentDisconnect != null,
+    customMessage:
+      cm != null
+        ? { capability: cm.capability ?? '', type: cm.type ?? '', data: cm.data ?? new Uint8Array() }
+        : undefined,
   };
 }

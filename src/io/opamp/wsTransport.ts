@@ -12,7 +12,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { Connection, type OpampConnection } from './connection.ts';
+import type { ConnectionId } from '../../events/ids.ts';
+import { Connection, type ConnectionIds, type OpampConnection } from './connection.ts';
 import { frameHeaderBytes, unframe } from './framing.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createIdleSweep, type IdleMark } from './idleSweep.ts';
@@ -51,8 +52,13 @@ class WsConnection extends Connection implements IdleMark {
   spoke = false;
   heardAt = 0;
 
-  constructor(ws: WebSocket, socket: Duplex, remoteAddr: string, tlsSubject: string | null) {
-    super('ws', remoteAddr, tlsSubject);
+  constructor(
+    ws: WebSocket,
+    socket: Duplex,
+    peer: { remoteAddr: string; tlsSubject: string | null },
+    id: ConnectionId,
+  ) {
+    super('ws', peer.remoteAddr, peer.tlsSubject, id);
     this.ws = ws;
     this.socket = socket;
   }
@@ -80,6 +86,8 @@ export function createWsTransport(
   observer: ProtocolObserver,
   options: {
     maxMessageBytes: number;
+    /** The listener's connection ids (shared with its HTTP transport). */
+    connectionIds: ConnectionIds;
     onConnection?: (ws: WebSocket, c: OpampConnection) => void;
     idleTimeoutMs?: number;
     scheduler?: SchedulerLike;
@@ -149,8 +157,7 @@ export function createWsTransport(
   }
 
   function serve(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
-    const peer = peerOf(req);
-    const connection = new WsConnection(ws, socket, peer.remoteAddr, peer.tlsSubject);
+    const connection = new WsConnection(ws, socket, peerOf(req), options.connectionIds());
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);

@@ -24,6 +24,11 @@ export interface DecisionContext {
   readonly at: number;
   /** The connection it arrived on. */
   readonly session: Session;
+  /**
+   * The message opened a connection for the agent: the first on a WebSocket that did not hold it
+   * (the OpAMP adapter's connection owners know; the session's connectionId is only what was last seen).
+   */
+  readonly newConnection: boolean;
   /** fleet.required_attributes. */
   readonly requiredAttributes: readonly string[];
   /** The desired remote config of an agent as it stands (the desired-config projection). */
@@ -79,11 +84,9 @@ function reported(known: AgentState | undefined, m: AgentMessage, ctx: DecisionC
   return events;
 }
 
-/** A new connection for the agent: unknown, disconnected, or a different WebSocket than its last. */
-function opensConnection(known: AgentState | undefined, session: Session): boolean {
-  if (known === undefined || !known.connected) return true;
-  return session.transport === 'ws' && known.session.connectionId !== session.connectionId;
-}
+/** A new connection for the agent: unknown, disconnected, or a WebSocket that did not hold it. */
+const opensConnection = (known: AgentState | undefined, ctx: DecisionContext): boolean =>
+  known === undefined || !known.connected || ctx.newConnection;
 
 function offered(uid: AgentState['uid'], desired: DesiredConfig, at: number): AgentEvent {
   const configs = desired.entries.map((e) => ({ name: e.name, revision: e.revision }));
@@ -115,7 +118,7 @@ export function decideAgent(
   let remoteConfig: DesiredConfig | undefined;
   if (fullState === null && !message.disconnect && after !== undefined && ctx.desiredFor !== undefined) {
     const desired = ctx.desiredFor(after);
-    const offer = { newConnection: opensConnection(known, ctx.session), report: message.remoteConfigStatus };
+    const offer = { newConnection: opensConnection(known, ctx), report: message.remoteConfigStatus };
     if (shouldOffer(after, desired, offer)) {
       events.push(offered(uid, desired, ctx.at));
       remoteConfig = desired;

@@ -3,6 +3,7 @@
 
 import { interval, type SchedulerLike, type Subscription } from 'rxjs';
 import type { EventBus } from '../../events/bus.ts';
+import type { InstanceUid } from '../../events/ids.ts';
 import type { ProjectionErrorHandler, Registry } from '../registry/registryProjection.ts';
 import { sweep, sweepIntervalMs, type LivenessThresholds } from './sweep.ts';
 
@@ -18,12 +19,20 @@ export function createLivenessSweeper(deps: {
   thresholds: LivenessThresholds;
   scheduler: SchedulerLike;
   onError: ProjectionErrorHandler;
+  /**
+   * Called for each agent the sweep disconnects or evicts, before its events are published: the
+   * connection that held it holds it no more (it is connected again by its next message).
+   */
+  onGone?: (uid: InstanceUid) => void;
 }): LivenessSweeper {
   const { bus, registry, thresholds, scheduler } = deps;
   function sweepNow(): void {
     try {
       const events = sweep(registry.bySilence(), scheduler.now(), thresholds, { longestSilentFirst: true });
-      for (const event of events) bus.publish(event);
+      for (const event of events) {
+        deps.onGone?.(event.data.uid);
+        bus.publish(event);
+      }
     } catch (error) {
       deps.onError('liveness', error);
     }

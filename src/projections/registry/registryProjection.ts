@@ -46,6 +46,13 @@ export interface Registry {
 }
 
 export interface RegistryProjection extends Registry {
+  /**
+   * For a bus that delivers later: `state` is the agent as the decision left it, after `events`
+   * events about to be published for it. Until this registry has folded them, get(uid) answers
+   * `state`, so the next message of the agent (handled before delivery, e.g. in the same socket
+   * read) is decided on what came before it, as with delivery at once. Call before publishing.
+   */
+  decided(uid: InstanceUid, state: AgentState | undefined, events: number): void;
   stop(): void;
 }
 
@@ -67,10 +74,18 @@ export function createRegistryProjection(
    * row, and a lookup in a Map of 100,000 agents is a cache miss or two each time.
    */
   let recent: Slot | undefined;
+  /** States decided but not folded yet, with how many of their events are still to come (decided()). */
+  const pending = new Map<InstanceUid, { state: AgentState | undefined; events: number }>();
+
+  function folded(uid: InstanceUid): void {
+    const entry = pending.get(uid);
+    if (entry !== undefined && --entry.events <= 0) pending.delete(uid);
+  }
 
   function apply(event: FleetEvent): void {
     if (!isAgentEvent(event)) return;
     const uid = event.data.uid;
+    if (pending.size !== 0) folded(uid);
     const slot = recent !== undefined && recent.state.uid === uid ? recent : agents.get(uid);
     recent = slot;
     const before = slot?.state;
@@ -138,7 +153,22 @@ export function createRegistryProjection(
   }
 
   return {
-    get: (uid) => agents.get(uid)?.state,
+    get(uid) {
+      if (pending.size !== 0) {
+        const entry = pending.get(uid);
+        if (entry !== undefined) return entry.state;
+      }
+      return agents.get(uid)?.state;
+    },
+    decided(uid, state, events) {
+      if (events === 0) return;
+      const entry = pending.get(uid);
+      if (entry === undefined) pending.set(uid, { state, events });
+      else {
+        entry.state = state;
+        entry.events += events;
+      }
+    },
     get size() {
       return agents.size;
     },

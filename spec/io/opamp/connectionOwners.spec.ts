@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import type { InstanceUid } from '../../../src/events/ids.ts';
+import { createConnection, createConnectionIds } from '../../../src/io/opamp/connection.ts';
+import { createConnectionOwners, isRefusal } from '../../../src/io/opamp/connectionOwners.ts';
+
+const a = 'a' as InstanceUid;
+const b = 'b' as InstanceUid;
+const c = 'c' as InstanceUid;
+const nextId = createConnectionIds();
+const ws = () => createConnection('ws', '127.0.0.1:1', null, nextId());
+const http = () => createConnection('http', '127.0.0.1:1', null, nextId());
+
+describe('connection owners', () => {
+  it('claims without changing anything, and binds only when told', () => {
+    const owners = createConnectionOwners();
+    const one = ws();
+    expect(owners.claim(a, one)).to.equal('new');
+    expect(owners.holderOf(a)).to.equal(undefined);
+    owners.bind(a, one);
+    expect(owners.claim(a, one)).to.equal('held');
+    expect(owners.holderOf(a)).to.equal(one);
+    expect(owners.agentsOf(one)).to.deep.equal([a]);
+    expect(owners.countOf(one)).to.equal(1);
+  });
+
+  it('holds every agent behind a gateway in the order they came, and releases them all at close', () => {
+    const owners = createConnectionOwners();
+    const gateway = ws();
+    for (const uid of [a, b, a, c]) owners.bind(uid, gateway);
+    expect(owners.agentsOf(gateway)).to.deep.equal([a, b, c]);
+    expect(owners.release(b, gateway)).to.equal(true);
+    expect(owners.release(b, gateway), 'not held any more').to.equal(false);
+    expect(owners.releaseAll(gateway)).to.deep.equal([a, c]);
+    expect([owners.size, owners.countOf(gateway), owners.holderOf(a)]).to.deep.equal([0, 0, undefined]);
+    expect(owners.releaseAll(gateway)).to.deep.equal([]);
+  });
+
+  it('moves an agent that speaks on another socket: the old one no longer holds it', () => {
+    const owners = createConnectionOwners();
+    const before = ws();
+    const after = ws();
+    owners.bind(a, before);
+    owners.bind(b, before);
+    expect(owners.claim(a, after)).to.equal('moved');
+    owners.bind(a, after);
+    expect(owners.holderOf(a)).to.equal(after);
+    expect(owners.agentsOf(before)).to.deep.equal([b]);
+    expect(owners.release(a, before), 'the old socket cannot let it go').to.equal(false);
+    expect(owners.releaseAll(before)).to.deep.equal([b]);
+    expect([...owners.held()]).to.deep.equal([a]);
+  });
+
+  it('never lets a plain-HTTP request hold an agent, but its message takes the agent off a socket', () => {
+    const owners = createConnectionOwners();
+    const socket = ws();
+    owners.bind(a, socket);
+    const request = http();
+    expect(owners.claim(a, request)).to.equal('moved');
+    owners.bind(a, request);
+    expect(owners.holderOf(a)).to.equal(undefined);
+    expect(owners.releaseAll(socket)).to.deep.equal([]);
+    owners.bind(b, request);
+    expect(owners.size).to.equal(0);
+  });
+
+  it('lets the liveness sweep release an agent from whichever socket holds it', () => {
+    const owners = createConnectionOwners();
+    const socket = ws();
+    owners.bind(a, socket);
+    owners.releaseAgent(a);
+    owners.releaseAgent(b);
+    expect([owners.holderOf(a), owners.countOf(socket)]).to.deep.equal([undefined, 0]);
+  });
+
+  it('refuses, by a value, what a strict policy forbids: takeover, a second agent, a full gateway', () => {
+    const owners = createConnectionOwners({ takeover: false, oneAgentUnlessGateway: true, maxPerGateway: 2 });
+    const first = ws();
+    const second = ws();
+    owners.bind(a, first);
+    expect(owners.claim(a, second)).to.equal('uid_bound_elsewhere');
+    expect(owners.claim(a, http())).to.equal('uid_bound_elsewhere');
+    expect(owners.claim(b, first)).to.equal('one_agent_per_connection');
+    const gateway = ws();
+    gateway.isGateway = true;
+    owners.bind(b, gateway);
+    owners.bind(c, gateway);
+    const d = 'd' as InstanceUid;
+    expect(owners.claim(d, gateway)).to.equal('max_per_gateway');
+    expect(owners.claim(c, gateway), 'an agent it holds is not counted again').to.equal('held');
+    expect([owners.claim(a, second), owners.claim(d, gateway)].every(isRefusal)).to.equal(true);
+    expect(isRefusal(owners.claim(d, second))).to.equal(false);
+    expect(owners.holderOf(a), 'a refused claim changes nothing').to.equal(first);
+  });
+});

@@ -1,0 +1,148 @@
+// Which live connection holds each agent, and which agents each connection holds: the one record
+// of agent ↔ connection in the service. The handler claims an agent for the connection its message
+// came on, the config pusher walks the agents held, the close path releases a connection's agents
+// (and disconnects exactly those), and the liveness sweep releases an agent it disconnects. The
+// registry's `session.connectionId` is what the agent was last seen on (shown and stored); it is
+// never consulted to decide who holds an agent.
+//
+// Only WebSockets hold agents: a plain-HTTP request ends with its reply. A message that arrives on
+// another connection than the holder's takes the agent over (the agent reconnected before its old
+// socket closed) unless the policy forbids it: then the claim is refused and nothing changes.
+// Contract: claim, then bind only after the message was accepted (the claim mutates nothing, so a
+// message refused or failing in between leaves the record as it was). Called on every message:
+// claiming an agent its connection already holds is one Map lookup.
+
+import type { InstanceUid } from '../../events/ids.ts';
+import type { OpampConnection } from './connection.ts';
+
+/** A claim that may go ahead: already held by this connection, newly held, or taken from another. */
+export type Claim = 'held' | 'new' | 'moved';
+/** Why a claim is refused (the reasons of svc_opamp_refused_total). */
+export type ClaimRefusal = 'uid_bound_elsewhere' | 'one_agent_per_connection' | 'max_per_gateway';
+
+export const isRefusal = (claim: Claim | ClaimRefusal): claim is ClaimRefusal =>
+  claim !== 'held' && claim !== 'new' && claim !== 'moved';
+
+export interface OwnershipPolicy {
+  /** A live connection's agent may be taken over by a message on another connection (today's rule). */
+  readonly takeover: boolean;
+  /** A connection that is not an accepted gateway holds at most one agent. */
+  readonly oneAgentUnlessGateway: boolean;
+  /** Agents one gateway connection may hold. */
+  readonly maxPerGateway: number;
+}
+
+export const openPolicy: OwnershipPolicy = Object.freeze({
+  takeover: true,
+  oneAgentUnlessGateway: false,
+  maxPerGateway: Number.POSITIVE_INFINITY,
+});
+
+export interface ConnectionOwners {
+  /** Whether `connection` may hold `uid` now, and how; changes nothing. */
+  claim(uid: InstanceUid, connection: OpampConnection): Claim | ClaimRefusal;
+  /** Records the claim (after the message was accepted): `uid` leaves its holder, a WebSocket keeps it. */
+  bind(uid: InstanceUid, connection: OpampConnection): void;
+  /** `uid` leaves `connection` (its agent said goodbye); false when that connection did not hold it. */
+  release(uid: InstanceUid, connection: OpampConnection): boolean;
+  /** `uid` leaves whichever connection holds it (the liveness sweep disconnected or evicted it). */
+  releaseAgent(uid: InstanceUid): void;
+  /** Every agent `connection` holds, released (the connection closed). */
+  releaseAll(connection: OpampConnection): readonly InstanceUid[];
+  holderOf(uid: InstanceUid): OpampConnection | undefined;
+  /** The agents `connection` holds, in the order they were bound (a copy). */
+  agentsOf(connection: OpampConnection): readonly InstanceUid[];
+  countOf(connection: OpampConnection): number;
+  /** Every agent held, by any connection (the ones a push can reach). */
+  held(): IterableIterator<InstanceUid>;
+  readonly size: number;
+}
+
+const none: readonly InstanceUid[] = Object.freeze([]);
+
+/**
+ * A connection's agents: nearly always one, held as itself (no Set per connection: a fleet of 100k
+ * single-agent sockets would pay for 100k of them); a Set from the second one on (a gateway's).
+ */
+type Held = InstanceUid | Set<InstanceUid>;
+
+export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): ConnectionOwners {
+  const holders = new Map<InstanceUid, OpampConnection>();
+  const agents = new Map<OpampConnection, Held>();
+
+  function countOf(connection: OpampConnection): number {
+    const held = agents.get(connection);
+    return held === undefined ? 0 : typeof held === 'string' ? 1 : held.size;
+  }
+
+  function claim(uid: InstanceUid, connection: OpampConnection): Claim | ClaimRefusal {
+    const holder = holders.get(uid);
+    if (holder === connection) return 'held';
+    if (holder !== undefined && !policy.takeover) return 'uid_bound_elsewhere';
+    if (connection.transport === 'ws') {
+      const count = countOf(connection);
+      if (connection.isGateway) {
+        if (count >= policy.maxPerGateway) return 'max_per_gateway';
+      } else if (policy.oneAgentUnlessGateway && count >= 1) return 'one_agent_per_connection';
+    }
+    return holder === undefined ? 'new' : 'moved';
+  }
+
+  function forget(uid: InstanceUid, holder: OpampConnection): void {
+    holders.delete(uid);
+    const held = agents.get(holder);
+    if (held === uid) agents.delete(holder);
+    else if (typeof held === 'object') {
+      held.delete(uid);
+      if (held.size === 0) agents.delete(holder);
+    }
+  }
+
+  function bind(uid: InstanceUid, connection: OpampConnection): void {
+    const holder = holders.get(uid);
+    if (holder === connection) return;
+    if (holder !== undefined) forget(uid, holder);
+    if (connection.transport !== 'ws') return;
+    holders.set(uid, connection);
+    const held = agents.get(connection);
+    if (held === undefined) agents.set(connection, uid);
+    else if (typeof held === 'string') agents.set(connection, new Set([held, uid]));
+    else held.add(uid);
+  }
+
+  function release(uid: InstanceUid, connection: OpampConnection): boolean {
+    if (holders.get(uid) !== connection) return false;
+    forget(uid, connection);
+    return true;
+  }
+
+  function agentsOf(connection: OpampConnection): readonly InstanceUid[] {
+    const held = agents.get(connection);
+    return held === undefined ? none : typeof held === 'string' ? [held] : [...held];
+  }
+
+  function releaseAll(connection: OpampConnection): readonly InstanceUid[] {
+    const released = agentsOf(connection);
+    agents.delete(connection);
+    for (const uid of released) holders.delete(uid);
+    return released;
+  }
+
+  return {
+    claim,
+    bind,
+    release,
+    releaseAgent(uid) {
+      const holder = holders.get(uid);
+      if (holder !== undefined) forget(uid, holder);
+    },
+    releaseAll,
+    holderOf: (uid) => holders.get(uid),
+    agentsOf,
+    countOf,
+    held: () => holders.keys(),
+    get size() {
+      return holders.size;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// Enrollment tokens (docs/security.md): when `agents.tokens` is set, every OpAMP request, WebSocket
+// upgrade or plain-HTTP POST, must carry `Authorization: Bearer TOKEN` whose SHA-256 is one of them,
+// or it is refused with 401 and `WWW-Authenticate: Bearer` (the OpAMP specification's rule) before
+// anything of it is read. Only hashes are configured and compared: a token never appears in the
+// configuration, a log line or a metric. Pure but for hashing.
+
+import { createHash } from 'node:crypto';
+import type { EnrollmentToken } from '../config/schema.ts';
+
+/** Why the OpAMP listener refused a request (svc_opamp_refused_total{reason}). */
+export type EnrollmentRefusal = 'missing_credential' | 'unknown_credential';
+
+export type EnrollmentCheck =
+  /** `token`: the name of the token presented; undefined when no token is configured (open mode). */
+  | { readonly ok: true; readonly token: string | undefined }
+  | { readonly ok: false; readonly reason: EnrollmentRefusal };
+
+export interface Enrollment {
+  /** True when tokens are configured and requests must present one. */
+  readonly required: boolean;
+  /** Checks a request's Authorization header. */
+  check(authorization: string | undefined): EnrollmentCheck;
+}
+
+const open: EnrollmentCheck = Object.freeze({ ok: true, token: undefined });
+const missing: EnrollmentCheck = Object.freeze({ ok: false, reason: 'missing_credential' });
+const unknown: EnrollmentCheck = Object.freeze({ ok: false, reason: 'unknown_credential' });
+
+export function createEnrollment(tokens: readonly EnrollmentToken[]): Enrollment {
+  const byHash = new Map(tokens.map((t) => [t.sha256, t.name]));
+  return {
+    required: byHash.size > 0,
+    check(authorization) {
+      if (byHash.size === 0) return open;
+      const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+      if (match === null) return missing;
+      const name = byHash.get(createHash('sha256').update(match[1]!).digest('hex'));
+      return name === undefined ? unknown : { ok: true, token: name };
+    },
+  };
+}
