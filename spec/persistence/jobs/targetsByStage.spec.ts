@@ -6,7 +6,7 @@ import pg from 'pg';
 import { connectionSettings } from '../../../src/persistence/database/connectionSettings.ts';
 import { applyServiceMigrations } from '../../../src/persistence/database/migrate.ts';
 import { releaseTargetsSql } from '../../../src/persistence/jobs/jobStepSql.ts';
-import type { JobControl, JobStore } from '../../../src/persistence/jobs/jobStore.ts';
+import type { JobControl, JobStore } from '../../../src/projections/jobs/jobStore.ts';
 import { createPgJobStore } from '../../../src/persistence/jobs/pgJobStore.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 

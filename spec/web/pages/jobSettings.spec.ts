@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Job } from '../../../src/persistence/jobs/jobStore.ts';
+import type { Job } from '../../../src/projections/jobs/jobStore.ts';
 import { jobSettings, shortDuration } from '../../../src/web/pages/jobSettings.ts';
 
 const job = (action: string, action_config: Record<string, unknown>, over: Partial<Job> = {}): Job => ({

@@ -2,7 +2,7 @@
 // job reached (in flight or finished), read from the rows of targetCountsSql.
 
 import type { GateCounts } from '../../projections/jobs/rolloutPlan.ts';
-import type { TargetState } from './jobStore.ts';
+import type { TargetState } from '../../projections/jobs/jobStore.ts';
 
 export interface TargetCounts extends GateCounts {
   readonly byState: Readonly<Record<TargetState, number>>;

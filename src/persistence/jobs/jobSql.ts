@@ -4,7 +4,7 @@
 
 import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import type { Sql } from '../database/sql.ts';
-import type { TargetCandidate, TargetState } from './jobStore.ts';
+import type { TargetCandidate, TargetState } from '../../projections/jobs/jobStore.ts';
 
 export const jobsChannel = 'svc_jobs';
 

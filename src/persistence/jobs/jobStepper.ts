@@ -35,7 +35,7 @@ import {
   type JobChanges,
 } from './jobSql.ts';
 import { gateAgentsSql, releaseTargetsSql, timeOutTargetsSql } from './jobStepSql.ts';
-import type { Job, TargetCandidate } from './jobStore.ts';
+import type { Job, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 
 export const stepQueue = 'job-steps';
 const tickMs = 1000;

@@ -10,7 +10,7 @@ import type { ActionSettings } from '../../projections/jobs/jobActions.ts';
 import type { Notifications } from '../database/notifications.ts';
 import { createJobAgents, type JobAgentPorts, type JobAgents } from './jobAgents.ts';
 import { createJobStepper } from './jobStepper.ts';
-import type { Job, JobControl, JobStore, TargetCandidate } from './jobStore.ts';
+import type { Job, JobControl, JobStore, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 import { createPgJobStore } from './pgJobStore.ts';
 
 /** What jobs need from the rest of the service. */

@@ -30,7 +30,7 @@ import {
   updateJobSql,
   type JobChanges,
 } from './jobSql.ts';
-import type { ActOutcome, Job, JobControl, JobStore, NewJob } from './jobStore.ts';
+import type { ActOutcome, Job, JobControl, JobStore, NewJob } from '../../projections/jobs/jobStore.ts';
 import { stageStateCountFromRow, targetsByStageSql } from './targetsByStage.ts';
 
 export function insertJobSql(job: Job): Sql {

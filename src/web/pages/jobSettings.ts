@@ -5,7 +5,7 @@
 
 import { formatAmount, type Amount } from '../../projections/jobs/amount.ts';
 import { parseActionSettings, type Gates } from '../../projections/jobs/jobActions.ts';
-import type { Job } from '../../persistence/jobs/jobStore.ts';
+import type { Job } from '../../projections/jobs/jobStore.ts';
 import { configHref } from './configStateLabels.ts';
 import { duration } from './format.ts';
 
