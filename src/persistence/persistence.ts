@@ -129,7 +129,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
         pool: pools.write,
         notifications,
         publish: deps.publish,
-        now,
+        scheduler,
         logger,
       })
     : undefined;
