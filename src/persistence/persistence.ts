@@ -142,7 +142,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     notifications,
     ports: deps.jobs,
     makeCurrent: (name, revision) => configs?.makeCurrent(name, revision) ?? Promise.resolve(false),
-    now,
+    scheduler,
     logger,
     replica: deps.replica,
   });
