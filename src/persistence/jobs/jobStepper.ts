@@ -19,7 +19,7 @@ import {
   type StepJob,
 } from '../../projections/jobs/decideStep.ts';
 import { parseActionSettings, type ActionSettings } from '../../projections/jobs/jobActions.ts';
-import type { Job, TargetCandidate, TargetState } from '../../projections/jobs/jobStore.ts';
+import type { Job, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
 import { inTransaction } from '../database/transaction.ts';
@@ -70,11 +70,6 @@ const stepJobOf = (job: Job, row: readonly unknown[]): StepJob => ({
   stageAt: stageAtOf(row),
   dueAt: Date.parse(job.dispatch_at ?? job.armed_at ?? job.created_at),
 });
-
-const sameCounts = (
-  stored: Readonly<Partial<Record<TargetState, number>>>,
-  now: Readonly<Record<TargetState, number>>,
-): boolean => (Object.keys(now) as TargetState[]).every((state) => (stored[state] ?? 0) === now[state]);
 
 export function createJobStepper(deps: JobStepperDeps): JobStepper {
   const { pool, boss, now, logger } = deps;
@@ -157,8 +152,7 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
     const job = stepJobOf(record, row);
     const decision = decideStep(job, counts, settings, at);
     // Outcomes written since the last step change the counts the lists and metrics show.
-    if (!sameCounts(record.target_counts ?? {}, counts.byState))
-      await client.query(saveCountsSql(jobId, counts.byState));
+    await client.query(saveCountsSql(jobId, counts.byState));
     await apply(client, job, decision, at);
     return decision;
   }
