@@ -203,7 +203,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       : createConfigDirectory({
           dir: config.remote_config.dir,
           publish: (event) => bus.publish(event),
-          now: () => scheduler.now(),
+          scheduler,
           logger,
         });
   const configs: ConfigCatalog = configDirectory ?? persistence?.configs ?? createNoConfigs();

@@ -38,7 +38,7 @@ describe('import rules between src/ folders', () => {
     ['src/projections/registry/x.ts', "import { createApp } from '../../app.ts';", 'only src/events'],
     [
       'src/io/opamp/x.ts',
-      "import type { Job } from '../../persistence/jobs/jobStore.ts';",
+      "import type { Jobs } from '../../persistence/jobs/jobs.ts';",
       'src/io imports only',
     ],
     ['src/persistence/agents/x.ts', "import { x } from '../../telemetry/telemetry.ts';", 'never imports web'],
@@ -70,7 +70,7 @@ describe('import rules between src/ folders', () => {
     ['src/projections/filter/x.ts', "import { RE2JS } from 're2js';"],
     ['src/io/opamp/x.ts', "import { decideAgent } from '../../projections/agent/decideAgent.ts';"],
     ['src/persistence/x.ts', "import type { Config } from '../io/config/schema.ts';"],
-    ['src/web/api/x.ts', "import type { JobStore } from '../../persistence/jobs/jobStore.ts';"],
+    ['src/web/api/x.ts', "import type { Jobs } from '../../persistence/jobs/jobs.ts';"],
     ['src/telemetry/x.ts', "import type { Registry } from '../projections/registry/registryProjection.ts';"],
     ['src/app.ts', "import { createTelemetry } from './telemetry/telemetry.ts';"],
   ];

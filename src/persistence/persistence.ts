@@ -21,7 +21,7 @@ import { connectionSettings, connectionUrl } from './database/connectionSettings
 import { createFlusher, type Flusher } from './agents/flusher.ts';
 import { createBoss, jobQueueSchema, startPurgeJob } from './jobs/jobQueue.ts';
 import { createJobsUi, type JobsUi } from './jobs/jobsUi.ts';
-import type { JobStore } from './jobs/jobStore.ts';
+import type { JobStore } from '../projections/jobs/jobStore.ts';
 import { runMigrations } from './database/migrate.ts';
 import { createMirrorSync } from './agents/mirrorSync.ts';
 import { createPgStoreReader } from './agents/pgStoreReader.ts';
@@ -32,7 +32,7 @@ import type { AgentStoreReader } from './agents/storeReader.ts';
 import { defaultWritePolicy, writeOps, type WriteOp, type WritePolicy } from './database/writeOp.ts';
 import type { PersistenceMetricsFactory } from './persistenceMetrics.ts';
 import { createJobs, type JobPorts } from './jobs/jobs.ts';
-import type { JobControl } from './jobs/jobStore.ts';
+import type { JobControl } from '../projections/jobs/jobStore.ts';
 import { createConfigSync } from './configs/configSync.ts';
 import { createPgConfigCatalog, type PgConfigCatalog } from './configs/pgConfigCatalog.ts';
 import { createNotifications, type Notifications } from './database/notifications.ts';
@@ -129,7 +129,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
         pool: pools.write,
         notifications,
         publish: deps.publish,
-        now,
+        scheduler,
         logger,
       })
     : undefined;
@@ -142,7 +142,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     notifications,
     ports: deps.jobs,
     makeCurrent: (name, revision) => configs?.makeCurrent(name, revision) ?? Promise.resolve(false),
-    now,
+    scheduler,
     logger,
     replica: deps.replica,
   });

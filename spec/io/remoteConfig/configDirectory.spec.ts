@@ -4,9 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
-import { createConfigDirectory, type ConfigDirectory } from '../../../src/io/remoteConfig/configDirectory.ts';
+import {
+  createConfigDirectory,
+  watchDirectory,
+  type ConfigDirectory,
+} from '../../../src/io/remoteConfig/configDirectory.ts';
 import { readConfigFile } from '../../../src/io/remoteConfig/readConfigFile.ts';
 import { eventually } from '../../persistence/eventually.ts';
+import { VirtualClock } from '../../support/virtualTime.ts';
 
 const yaml = (selector: string, body: string, extra = '') =>
   `selector: '${selector}'\nbody: |\n${body
@@ -40,18 +45,24 @@ describe('remote config files', () => {
     let dir: string;
     let events: FleetEvent[];
     let source: ConfigDirectory;
-    let now: number;
+    let clock: VirtualClock;
+    /** Fires a change notice, as the file system would. */
+    let notice: () => void;
     beforeEach(async () => {
       dir = mkdtempSync(join(tmpdir(), 'svc-configs-'));
       writeFileSync(join(dir, 'base.yaml'), yaml('env=prod', 'a: 1'));
       writeFileSync(join(dir, 'notes.txt'), 'not a config');
       events = [];
-      now = 1000;
+      clock = new VirtualClock(1000);
       source = createConfigDirectory({
         dir,
         publish: (e) => events.push(e),
-        now: () => now,
+        scheduler: clock.scheduler,
         logger: silentLogger(),
+        watch: (_dir, onChange) => {
+          notice = onChange;
+          return () => undefined;
+        },
       });
       await source.start();
     });
@@ -74,7 +85,7 @@ describe('remote config files', () => {
     });
 
     it('makes a changed file a new revision, and keeps the last good one when a file stops parsing', async () => {
-      now = 2000;
+      clock.advance(1000);
       writeFileSync(join(dir, 'base.yaml'), yaml('env=prod', 'a: 2'));
       await source.scan();
       expect(types()).to.deep.equal(['RemoteConfigChanged', 'RemoteConfigChanged']);
@@ -105,10 +116,35 @@ describe('remote config files', () => {
       await first;
     });
 
-    it('notices a change on its own (file-system notices or the periodic rescan)', async () => {
+    it('rescans every rescanMs on its scheduler, noticing what no notice announced', async () => {
       writeFileSync(join(dir, 'more.yaml'), yaml('env=staging', 'b: 1'));
+      clock.advance(4999);
+      expect(source.lastScanAt(), 'no scan before the interval').to.equal(1000);
+      clock.advance(1);
+      expect(source.lastScanAt()).to.equal(6000);
       await eventually(() => Promise.resolve(events.length === 2), 'the new file to be read');
-      expect(events[1]).to.deep.include({ type: 'RemoteConfigChanged' });
+      expect(events[1]).to.deep.include({ type: 'RemoteConfigChanged', at: 6000 });
+      clock.advance(5000);
+      expect(source.lastScanAt(), 'and again').to.equal(11_000);
+    });
+
+    it('scans once, 100 ms after the last of a burst of change notices', async () => {
+      writeFileSync(join(dir, 'more.yaml'), yaml('env=staging', 'b: 1'));
+      notice();
+      clock.advance(60);
+      notice();
+      clock.advance(99);
+      expect(source.lastScanAt(), 'the burst is not over').to.equal(1000);
+      clock.advance(1);
+      expect(source.lastScanAt()).to.equal(1160);
+      await eventually(() => Promise.resolve(events.length === 2), 'the new file to be read');
+    });
+
+    it('stops its timers on stop', () => {
+      notice();
+      source.stop();
+      clock.advance(60_000);
+      expect(source.lastScanAt()).to.equal(1000);
     });
 
     it('refuses writes through the API with 409, naming the directory', async () => {
@@ -123,11 +159,24 @@ describe('remote config files', () => {
     });
   });
 
+  it('hears of a change in the directory from the file system', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-configs-'));
+    let notices = 0;
+    const stop = watchDirectory(dir, () => (notices += 1), silentLogger());
+    try {
+      writeFileSync(join(dir, 'base.yaml'), yaml('env=prod', 'a: 1'));
+      await eventually(() => Promise.resolve(notices > 0), 'a change notice');
+    } finally {
+      stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stops startup when the directory cannot be read', async () => {
     const source = createConfigDirectory({
       dir: '/nonexistent/configs',
       publish: () => undefined,
-      now: () => 0,
+      scheduler: new VirtualClock().scheduler,
       logger: silentLogger(),
     });
     let error: unknown;

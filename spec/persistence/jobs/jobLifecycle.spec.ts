@@ -170,4 +170,16 @@ describe('jobs that act (one service, PostgreSQL, simulator agents)', function (
       .to.be.an('array')
       .with.length.greaterThan(0);
   });
+
+  it("arms a restart written as SPEC's seed writes it, and refuses a backoff_cap that is no duration", async () => {
+    const dispatch_at = new Date(Date.now() + 3_600_000).toISOString();
+    const seed = await createJob('restart', { reconnect_timeout: '5m', backoff_cap: '10m' });
+    const armed = await api('POST', `/api/jobs/${seed}/arm`, { dispatch_at });
+    expect(armed.status, JSON.stringify(armed.json)).to.equal(200);
+    expect(armed.json).to.include({ status: 'armed' });
+    const bad = await createJob('restart', { backoff_cap: 'soon' });
+    const refused = await api('POST', `/api/jobs/${bad}/arm`, { dispatch_at });
+    expect(refused.status).to.equal(400);
+    expect(refused.json.error).to.include('backoff_cap must be a duration such as 10m');
+  });
 });

@@ -2,34 +2,22 @@
 // released in and their state, those never released under a null stage.
 
 import { expect } from 'chai';
-import pg from 'pg';
-import { connectionSettings } from '../../../src/persistence/database/connectionSettings.ts';
-import { applyServiceMigrations } from '../../../src/persistence/database/migrate.ts';
+import type pg from 'pg';
 import { releaseTargetsSql } from '../../../src/persistence/jobs/jobStepSql.ts';
-import type { JobControl, JobStore } from '../../../src/persistence/jobs/jobStore.ts';
-import { createPgJobStore } from '../../../src/persistence/jobs/pgJobStore.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
-
-const uid = (n: number) => `018f0000-0000-7000-8000-${String(n).padStart(12, '0')}`;
+import type { JobControl, JobStore } from '../../../src/projections/jobs/jobStore.ts';
+import { openJobStore, targetUid as uid, type JobStoreFixture } from './jobStoreFixture.ts';
 
 describe('targets by stage (PostgreSQL)', function () {
   this.timeout(30_000);
-  let db: TestDatabase;
+  let fixture: JobStoreFixture;
   let pool: pg.Pool;
   let store: JobStore & JobControl;
 
   before(async () => {
-    db = await createTestDatabase();
-    const settings = connectionSettings({ ...db.config, pool_max: 2 });
-    await applyServiceMigrations(settings);
-    pool = new pg.Pool({ ...settings, max: 2 });
-    pool.on('error', () => undefined);
-    store = createPgJobStore(pool, { now: () => Date.now() });
+    fixture = await openJobStore(2);
+    ({ store, pool } = fixture);
   });
-  after(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  after(() => fixture.close());
 
   const armed = async (eligible: number, skipped: number) => {
     const job = await store.create({

@@ -41,7 +41,12 @@ describe('job amounts and action settings', () => {
     const restart = parseActionSettings('restart', {});
     expect(restart).to.deep.equal({
       ok: true,
-      value: { action: 'restart', reconnectTimeoutMs: 120_000, backoffCap: { count: 10 } },
+      value: {
+        action: 'restart',
+        reconnectTimeoutMs: 120_000,
+        batchSize: { count: 10 },
+        backoffCapMs: 60_000,
+      },
     });
     const rollout = parseActionSettings('config_rollout', {
       config: 'base',
@@ -60,10 +65,38 @@ describe('job amounts and action settings', () => {
     );
   });
 
+  it("reads a restart's backoff_cap as the seed writes it: the longest wait between batches", () => {
+    expect(parseActionSettings('restart', { reconnect_timeout: '5m', backoff_cap: '10m' })).to.deep.equal({
+      ok: true,
+      value: {
+        action: 'restart',
+        reconnectTimeoutMs: 300_000,
+        batchSize: { count: 10 },
+        backoffCapMs: 600_000,
+      },
+    });
+    const sized = parseActionSettings('restart', { backoff_cap: '30s', batch_size: '25%' });
+    expect(sized.ok && sized.value).to.deep.include({ batchSize: { percent: 25 }, backoffCapMs: 30_000 });
+  });
+
+  it('keeps running restarts recorded with a batch size in backoff_cap, without waits', () => {
+    for (const [cap, size] of [
+      [4, { count: 4 }],
+      ['4', { count: 4 }],
+      ['25%', { percent: 25 }],
+    ] as const) {
+      const parsed = parseActionSettings('restart', { backoff_cap: cap });
+      expect(parsed.ok && parsed.value, String(cap)).to.deep.include({ batchSize: size, backoffCapMs: 0 });
+    }
+  });
+
   it('refuses settings that cannot be run', () => {
     const problems: [string, Record<string, unknown>, string][] = [
       ['restart', { reconnect_timeout: 'soon' }, 'reconnect_timeout must be a duration'],
       ['restart', { backoff_cap: 0 }, 'at least one restart'],
+      ['restart', { batch_size: 0 }, 'batch_size must let at least one restart through'],
+      ['restart', { backoff_cap: 'later' }, 'backoff_cap must be a duration such as 10m'],
+      ['restart', { backoff_cap: 4, batch_size: 2 }, 'the batch size goes in batch_size'],
       ['restart', { colour: 'red' }, 'unknown key(s) colour'],
       ['config_rollout', { revision: 2 }, 'must name the config'],
       ['config_rollout', { config: 'a' }, 'draft revision'],

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { restartBatchSize } from '../../../src/projections/jobs/restartPlan.ts';
+import { restartBatchSize, restartWaitMs } from '../../../src/projections/jobs/restartPlan.ts';
 import {
   planRollout,
   stageCounts,
@@ -59,7 +59,15 @@ describe('rollout gates', () => {
 });
 
 describe('restart batches', () => {
-  it('start at one and double up to the backoff cap', () => {
+  it('wait nothing before the first, then 1 s, 2 s, 4 s, … up to the backoff cap', () => {
+    expect([0, 1, 2, 3, 4, 5, 6].map((n) => restartWaitMs(n, 10_000))).to.deep.equal([
+      0, 1000, 2000, 4000, 8000, 10_000, 10_000,
+    ]);
+    expect(restartWaitMs(40, 600_000), 'no overflow far out').to.equal(600_000);
+    expect(restartWaitMs(3, 0), 'a cap of zero never waits').to.equal(0);
+  });
+
+  it('start at one and double up to the batch size', () => {
     expect([0, 1, 2, 3, 4, 5].map((n) => restartBatchSize(n, { count: 10 }, 100))).to.deep.equal([
       1, 2, 4, 8, 10, 10,
     ]);

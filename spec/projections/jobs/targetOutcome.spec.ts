@@ -1,12 +1,17 @@
+// What an agent's events say about the job target it is (docs/jobs.md "Outcomes"): given the events
+// folded with evolveSeen, when decideObservation looks at a target, then it sees what is written.
+
 import { expect } from 'chai';
 import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
 import {
-  restartChange,
-  rolloutChange,
+  decideObservation,
+  evolveSeen,
+  nothingSeen,
   type InFlightTarget,
+  type SeenFacts,
 } from '../../../src/projections/jobs/targetOutcome.ts';
 import { health } from '../../support/agentFixture.ts';
-import { connected, session, uid } from '../../support/events.ts';
+import { checkedIn, connected, session, uid } from '../../support/events.ts';
 
 const a = uid(1);
 const restart: InFlightTarget = {
@@ -15,45 +20,100 @@ const restart: InFlightTarget = {
   sentAt: 10_000,
   baselineStartNanos: 5_000_000_000n,
   assignedAt: 9_000,
+  disconnectWindowMs: 0,
+};
+const rollout: InFlightTarget = {
+  ...restart,
+  action: 'config_rollout',
+  sentAt: null,
+  assignedAt: 10_000,
+  disconnectWindowMs: 60_000,
 };
 const healthAt = (at: number, startMs: number, healthy = true): AgentEvent => ({
   type: 'AgentHealthReported',
   at,
   data: { uid: a, health: health(healthy, { startTimeNanos: BigInt(startMs) * 1_000_000n }) },
 });
+const report = (at: number, hash: string, status: 'applied' | 'failed' | 'applying'): AgentEvent => ({
+  type: 'AgentRemoteConfigReported',
+  at,
+  data: { uid: a, status: { hash, status, errorMessage: status === 'failed' ? 'bad exporter' : '' } },
+});
+const gone = (at: number): AgentEvent => ({
+  type: 'AgentDisconnected',
+  at,
+  data: { uid: a, reason: 'connection_closed' },
+});
+const given = (...events: AgentEvent[]): SeenFacts => events.reduce(evolveSeen, nothingSeen);
+const none = { outcome: null, reason: '', outcomeAt: null, unhealthyAt: null, disconnectedAt: null };
 
 describe('job target outcomes', () => {
-  it('sees a restarted agent back when it connects again, or reports a later start time', () => {
-    expect(restartChange(restart, connected(a, 9_999, session()))).to.equal(undefined);
-    expect(restartChange(restart, connected(a, 10_500, session()))).to.deep.equal({ kind: 'succeeded' });
-    expect(restartChange(restart, healthAt(11_000, 5_000))).to.equal(undefined);
-    expect(restartChange(restart, healthAt(11_000, 10_400))).to.deep.equal({ kind: 'succeeded' });
-    expect(restartChange({ ...restart, sentAt: null }, connected(a, 20_000, session()))).to.equal(undefined);
+  it('sees a restarted agent back when it connects again after the command', () => {
+    expect(decideObservation(restart, given(connected(a, 9_999, session())), undefined)).to.equal(undefined);
+    expect(decideObservation(restart, given(connected(a, 10_500, session())), undefined)).to.deep.equal({
+      ...none,
+      outcome: 'succeeded',
+      outcomeAt: 10_500,
+    });
   });
 
-  it('finishes a rollout target on the report of its desired hash, and notes health and disconnects', () => {
-    const target = { ...restart, action: 'config_rollout' as const, sentAt: null, assignedAt: 10_000 };
-    const report = (hash: string, status: 'applied' | 'failed' | 'applying'): AgentEvent => ({
-      type: 'AgentRemoteConfigReported',
-      at: 11_000,
-      data: { uid: a, status: { hash, status, errorMessage: status === 'failed' ? 'bad exporter' : '' } },
+  it('sees a polling agent back when it reports a start time later than before and than the command', () => {
+    expect(decideObservation(restart, given(healthAt(11_000, 5_000)), undefined)).to.equal(undefined);
+    expect(
+      decideObservation(restart, given(healthAt(11_000, 9_000)), undefined),
+      'before the command',
+    ).to.equal(undefined);
+    expect(decideObservation(restart, given(healthAt(11_000, 10_400)), undefined)).to.deep.equal({
+      ...none,
+      outcome: 'succeeded',
+      outcomeAt: 11_000,
     });
-    expect(rolloutChange(target, report('h2', 'applied'), 'h2', 60_000)).to.deep.equal({ kind: 'succeeded' });
-    expect(rolloutChange(target, report('h2', 'failed'), 'h2', 60_000)).to.deep.equal({
-      kind: 'failed',
+  });
+
+  it('judges what was seen before it knew the command was sent, once it knows', () => {
+    const seen = given(connected(a, 10_500, session()));
+    expect(decideObservation({ ...restart, sentAt: null }, seen, undefined)).to.equal(undefined);
+    expect(decideObservation(restart, seen, undefined)?.outcome).to.equal('succeeded');
+  });
+
+  it('finishes a rollout target on the report of its desired hash', () => {
+    expect(decideObservation(rollout, given(report(11_000, 'h2', 'applied')), 'h2')).to.deep.equal({
+      ...none,
+      outcome: 'succeeded',
+      reason: 'applied',
+      outcomeAt: 11_000,
+    });
+    expect(decideObservation(rollout, given(report(11_000, 'h2', 'failed')), 'h2')).to.deep.include({
+      outcome: 'failed',
       reason: 'bad exporter',
     });
-    expect(rolloutChange(target, report('h1', 'applied'), 'h2', 60_000), 'the old hash').to.equal(undefined);
-    expect(rolloutChange(target, report('h2', 'applying'), 'h2', 60_000)).to.equal(undefined);
-    expect(rolloutChange(target, healthAt(12_000, 0, false), 'h2', 60_000)).to.deep.equal({
-      kind: 'unhealthy',
+    expect(decideObservation(rollout, given(report(11_000, 'h1', 'applied')), 'h2'), 'old hash').to.equal(
+      undefined,
+    );
+    expect(decideObservation(rollout, given(report(11_000, 'h2', 'applying')), 'h2')).to.equal(undefined);
+  });
+
+  it('judges a report made before the pin again once the desired hash is the new one', () => {
+    const seen = given(report(11_000, 'h2', 'applied'));
+    expect(decideObservation(rollout, seen, 'h1')).to.equal(undefined);
+    expect(decideObservation(rollout, seen, 'h2')?.outcome).to.equal('succeeded');
+  });
+
+  it('notes a rollout target unhealthy, or lost within the disconnect window, after the assignment', () => {
+    expect(decideObservation(rollout, given(healthAt(9_000, 0, false)), 'h2'), 'before').to.equal(undefined);
+    expect(decideObservation(rollout, given(healthAt(12_000, 0, false)), 'h2')).to.deep.equal({
+      ...none,
+      unhealthyAt: 12_000,
     });
-    const gone = (at: number): AgentEvent => ({
-      type: 'AgentDisconnected',
-      at,
-      data: { uid: a, reason: 'connection_closed' },
+    expect(decideObservation(rollout, given(gone(70_000)), 'h2')).to.deep.equal({
+      ...none,
+      disconnectedAt: 70_000,
     });
-    expect(rolloutChange(target, gone(70_000), 'h2', 60_000)).to.deep.equal({ kind: 'disconnected' });
-    expect(rolloutChange(target, gone(70_001), 'h2', 60_000), 'after the window').to.equal(undefined);
+    expect(decideObservation(rollout, given(gone(70_001)), 'h2'), 'after the window').to.equal(undefined);
+  });
+
+  it('folds only what a target depends on, returning the same facts otherwise', () => {
+    const seen = given(connected(a, 1, session()));
+    expect(evolveSeen(seen, checkedIn(a, 2))).to.equal(seen);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
-import type { Job, JobStore, NewJob } from '../../../src/persistence/jobs/jobStore.ts';
+import type { Job, JobStore, NewJob } from '../../../src/projections/jobs/jobStore.ts';
 import { maxJobBodyBytes } from '../../../src/web/api/jobRoutes.ts';
 import { startApp } from '../../support/startApp.ts';
 import { errorOf, request } from './apiClient.ts';

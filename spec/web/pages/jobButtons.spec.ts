@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Job } from '../../../src/persistence/jobs/jobStore.ts';
+import type { Job } from '../../../src/projections/jobs/jobStore.ts';
 import { jobButtons } from '../../../src/web/pages/jobButtons.ts';
 import { jobQueryString, parseJobQuery } from '../../../src/web/pages/jobQuery.ts';
 

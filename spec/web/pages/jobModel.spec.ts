@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Job } from '../../../src/persistence/jobs/jobStore.ts';
+import type { Job } from '../../../src/projections/jobs/jobStore.ts';
 import { jobRow, lastMoveAt, stageText } from '../../../src/web/pages/jobModel.ts';
 import { progressBar } from '../../../src/web/pages/progressBar.ts';
 

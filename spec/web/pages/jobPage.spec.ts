@@ -51,7 +51,11 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
       const job = (await service.api('GET', `/api/jobs/${running}`)).json;
       return (job.target_counts as Record<string, number>).succeeded === 1;
     }, 'stage 1 of the running rollout applied');
-    planned = await service.createJob('restart', { reconnect_timeout: '90s', backoff_cap: '50%' });
+    planned = await service.createJob('restart', {
+      reconnect_timeout: '90s',
+      backoff_cap: '10m',
+      batch_size: '50%',
+    });
   });
   after(() => service.stop());
 
@@ -178,7 +182,8 @@ describe('jobs pages (GET /jobs, GET /jobs/{id}, PostgreSQL, simulator agents)',
         res.body.slice(res.body.indexOf('<h2>Settings</h2>'), res.body.indexOf('<h2>Times</h2>')),
       );
       expect(settings).to.include('Reconnect timeout 1m 30s');
-      expect(settings).to.include('Backoff cap 50% of the targets');
+      expect(settings).to.include('Batch size 50% of the targets');
+      expect(settings).to.include('Backoff cap 10m');
       expect(text(res.body)).to.include('No targets Targets are found when the job is armed.');
       expect(res.body).not.to.include('hx-trigger');
     });

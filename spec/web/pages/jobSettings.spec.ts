@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Job } from '../../../src/persistence/jobs/jobStore.ts';
+import type { Job } from '../../../src/projections/jobs/jobStore.ts';
 import { jobSettings, shortDuration } from '../../../src/web/pages/jobSettings.ts';
 
 const job = (action: string, action_config: Record<string, unknown>, over: Partial<Job> = {}): Job => ({
@@ -23,11 +23,18 @@ describe('job settings in words', () => {
   it('says how long a restart waits and how fast it goes, with the defaults it runs with', () => {
     expect(words(jobSettings(job('restart', {})))).to.deep.equal([
       'Reconnect timeout: 2m',
-      'Backoff cap: 10',
+      'Batch size: 10',
+      'Backoff cap: 1m',
     ]);
     expect(
+      words(jobSettings(job('restart', { reconnect_timeout: '5m', backoff_cap: '10m', batch_size: '25%' }))),
+    ).to.deep.equal(['Reconnect timeout: 5m', 'Batch size: 25% of the targets', 'Backoff cap: 10m']);
+  });
+
+  it('shows a restart recorded with a batch size in backoff_cap as it runs: no wait', () => {
+    expect(
       words(jobSettings(job('restart', { reconnect_timeout: '90s', backoff_cap: '25%' }))),
-    ).to.deep.equal(['Reconnect timeout: 1m 30s', 'Backoff cap: 25% of the targets']);
+    ).to.deep.equal(['Reconnect timeout: 1m 30s', 'Batch size: 25% of the targets', 'Backoff cap: no wait']);
   });
 
   it('names a rollout’s config with a link, its revision, stages, wait and gates', () => {

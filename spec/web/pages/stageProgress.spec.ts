@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { StageStateCount } from '../../../src/persistence/jobs/jobStore.ts';
+import type { StageStateCount } from '../../../src/projections/jobs/jobStore.ts';
 import { parseAmount, type Amount } from '../../../src/projections/jobs/amount.ts';
 import { rolloutStages } from '../../../src/web/pages/stageProgress.ts';
 

@@ -3,13 +3,15 @@
 // least every `rescanMs` in case a change notice is missed (network and container file systems).
 // A file whose content changed becomes a new revision in force; a file that does not parse is
 // reported (log, RemoteConfigRejected → metric, the configs page) and leaves the last good version
-// of that config in force; a removed file removes its config. With a directory the API cannot write:
+// of that config in force; a removed file removes its config. Every timer (the notices' debounce,
+// the rescan) runs on the injected scheduler, so specs drive them in virtual time. With a directory the API cannot write:
 // the files are the only source. History lives in memory (the repository holding the files keeps
 // the real one); revision numbers count changes seen by this process.
 
-import { watch, type FSWatcher } from 'node:fs';
+import { watch } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SchedulerLike, Subscription } from 'rxjs';
 import type { ConfigRevisionRecord } from '../../events/configData.ts';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
 import type {
@@ -26,17 +28,31 @@ import { configFileSuffix, configNameOf, readConfigFile } from './readConfigFile
 export interface ConfigDirectoryDeps {
   readonly dir: string;
   readonly publish: (event: FleetEvent) => void;
-  readonly now: () => number;
+  readonly scheduler: SchedulerLike;
   readonly logger: Logger;
   /** Full rescan interval; default 5 s. */
   readonly rescanMs?: number;
+  /** Calls `onChange` when something in `dir` changes; returns how to stop. Default: fs.watch. */
+  readonly watch?: (dir: string, onChange: () => void, logger: Logger) => () => void;
 }
+
+/** Change notices from the file system (inotify and the like), never keeping the process up. */
+export function watchDirectory(dir: string, onChange: () => void, logger: Logger): () => void {
+  const watcher = watch(dir, { persistent: false }, onChange);
+  watcher.on('error', (error) => logger.warn({ err: error, dir }, 'remote config directory watch failed'));
+  return () => watcher.close();
+}
+
+/** A burst of change notices (an editor's save, a git checkout) makes one scan this long after. */
+const debounceMs = 100;
 
 export interface ConfigDirectory extends ConfigCatalog {
   /** Reads the directory; rejects when it cannot be read at all (startup stops, naming the key). */
   start(): Promise<void>;
   /** Reads the directory now (also what change notices and the timer do). */
   scan(): Promise<void>;
+  /** When the latest scan started (scheduler time), or undefined before the first. */
+  lastScanAt(): number | undefined;
   stop(): void;
 }
 
@@ -57,14 +73,16 @@ function summaryOf(name: string, history: readonly ConfigRevisionRecord[]): Conf
 }
 
 export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirectory {
-  const { dir, logger } = deps;
+  const { dir, logger, scheduler } = deps;
+  const now = () => scheduler.now();
   const files = new Map<string, FileState>();
   const problems = new Map<string, ConfigProblem>();
   let scanning: Promise<void> | undefined;
   let next: Promise<void> | undefined;
-  let watcher: FSWatcher | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let debounce: NodeJS.Timeout | undefined;
+  let unwatch: (() => void) | undefined;
+  let timer: Subscription | undefined;
+  let debounce: Subscription | undefined;
+  let lastScanAt: number | undefined;
   const readOnly = {
     status: 409 as const,
     reason: `configs are read from remote_config.dir (${dir}): change the files there, not through the API`,
@@ -73,8 +91,8 @@ export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirector
   function reject(name: string, file: string, error: string): void {
     const known = problems.get(name);
     if (known?.error === error) return;
-    problems.set(name, { name, source: file, error, at: deps.now() });
-    deps.publish({ type: 'RemoteConfigRejected', at: deps.now(), data: { name, source: file, error } });
+    problems.set(name, { name, source: file, error, at: now() });
+    deps.publish({ type: 'RemoteConfigRejected', at: now(), data: { name, source: file, error } });
   }
 
   function accept(name: string, file: string, document: ConfigDocument, state: FileState): void {
@@ -87,7 +105,7 @@ export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirector
       ...document,
       bodyHash: bodyHashOf(document.body),
       author: `file:${file}`,
-      createdAt: deps.now(),
+      createdAt: now(),
       draft: false,
       restoredFrom: null,
     };
@@ -114,6 +132,7 @@ export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirector
   }
 
   async function scanOnce(): Promise<void> {
+    lastScanAt = now();
     const present = (await readdir(dir)).filter((f) => f.endsWith(configFileSuffix));
     const names = new Set(present.map(configNameOf));
     for (const file of present) {
@@ -127,7 +146,7 @@ export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirector
     for (const name of [...files.keys()]) {
       if (names.has(name)) continue;
       files.delete(name);
-      deps.publish({ type: 'RemoteConfigRemoved', at: deps.now(), data: { name } });
+      deps.publish({ type: 'RemoteConfigRemoved', at: now(), data: { name } });
     }
     for (const name of [...problems.keys()]) if (!names.has(name)) problems.delete(name);
   }
@@ -172,21 +191,26 @@ export function createConfigDirectory(deps: ConfigDirectoryDeps): ConfigDirector
       });
       if (!info.isDirectory()) throw new Error(`remote_config.dir: ${dir} is not a directory`);
       await scanOnce();
-      watcher = watch(dir, { persistent: false }, () => {
-        clearTimeout(debounce);
-        debounce = setTimeout(() => void scan(), 100);
-      });
-      watcher.on('error', (error) =>
-        logger.warn({ err: error, dir }, 'remote config directory watch failed'),
+      unwatch = (deps.watch ?? watchDirectory)(
+        dir,
+        () => {
+          debounce?.unsubscribe();
+          debounce = scheduler.schedule(() => void scan(), debounceMs);
+        },
+        logger,
       );
-      timer = setInterval(() => void scan(), deps.rescanMs ?? 5000);
-      timer.unref();
+      const rescanMs = deps.rescanMs ?? 5000;
+      timer = scheduler.schedule(function rescan() {
+        void scan();
+        this.schedule(undefined, rescanMs);
+      }, rescanMs);
     },
     scan,
+    lastScanAt: () => lastScanAt,
     stop() {
-      watcher?.close();
-      clearInterval(timer);
-      clearTimeout(debounce);
+      unwatch?.();
+      timer?.unsubscribe();
+      debounce?.unsubscribe();
     },
     list: () =>
       Promise.resolve(

@@ -14,7 +14,11 @@ export const migrationsDirectory = fileURLToPath(new URL('../../../migrations', 
 /** Arbitrary, fixed: the advisory lock every replica takes around migrations. */
 export const migrationLockKey = 7_311_470_021;
 
-export async function applyServiceMigrations(settings: ConnectionSettings): Promise<void> {
+/** `directory`: the migrations to apply (specs apply a prefix of them to test a later one). */
+export async function applyServiceMigrations(
+  settings: ConnectionSettings,
+  directory = migrationsDirectory,
+): Promise<void> {
   const connection = connect({
     connectionString: false,
     host: settings.host,
@@ -29,7 +33,7 @@ export async function applyServiceMigrations(settings: ConnectionSettings): Prom
     onError: () => undefined,
   });
   try {
-    await applyMigrations({ connection, migrationsDirectory });
+    await applyMigrations({ connection, migrationsDirectory: directory });
   } finally {
     await connection.dispose();
   }

@@ -1,37 +1,26 @@
-// The job side of each replica (docs/jobs.md "Across replicas"): it delivers to the agents this
-// replica holds what the database says they should receive, and records what their events say about
-// the targets they are.
-// - Restart: a released target whose agent is connected here is claimed (only one replica gets the
-//   row) and its command handed to the OpAMP side, which pushes it over a WebSocket or puts it in
-//   the next poll reply. A command claimed but not sent when its job stops is dropped.
-// - Rollout: the reached targets of each rollout are published as RemoteConfigPinned, so the
-//   desired-config projection gives them the new revision wherever they connect.
-// - Outcomes: events of agents that are targets in flight (their reports, health, connects and
-//   disconnects) become observations, written in batches; the touched jobs get a step at once.
-// Everything is read again on every svc_jobs notification, after a reconnection and every
-// `reloadMs`, so a lost notification only delays.
+// The job side of each replica (docs/jobs.md "Across replicas"), split by job: restart claims
+// deliver commands to the agents this replica holds (restartClaims.ts), rollout pins tell the
+// desired-config projection which agents get a new revision (rolloutPins.ts), and the target
+// observer records what the agents' events say about the targets they are (targetObserver.ts).
+// This module reads what they work from: the targets in flight and the pins, on every svc_jobs
+// notification, after a reconnection and every `reloadMs` on the injected scheduler, so a lost
+// notification only delays. Guarded: never two reads at once; one asked for meanwhile runs after.
 
-import type { Observable, Subscription } from 'rxjs';
-import type { RemoteConfigStatus } from '../../events/agentData.ts';
-import type { ConfigRevisionData } from '../../events/configData.ts';
-import { isAgentEvent, type AgentEvent, type FleetEvent } from '../../events/fleetEvent.ts';
+import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import { isAgentEvent, type FleetEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
-import { parseActionSettings } from '../../projections/jobs/jobActions.ts';
-import { rolloutChange, type InFlightTarget } from '../../projections/jobs/targetOutcome.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import type pg from 'pg';
 import type { Notifications } from '../database/notifications.ts';
-import { notifySql } from '../database/notifications.ts';
-import {
-  claimCommandSql,
-  inFlightSql,
-  observeTargetsSql,
-  pinsSql,
-  type TargetObservation,
-} from './jobAgentsSql.ts';
+import type { Sql } from '../database/sql.ts';
+import { inFlightSql, pinsSql } from './jobAgentsSql.ts';
 import { jobsChannel } from './jobSql.ts';
+import { pinOf, targetsByAgent, type Target } from './jobTargetRows.ts';
+import { createRestartClaims } from './restartClaims.ts';
+import { createRolloutPins } from './rolloutPins.ts';
+import { createTargetObserver } from './targetObserver.ts';
 
 /** What the job agents need from the OpAMP side and the registry (bound by the composition root). */
 export interface JobAgentPorts {
@@ -50,7 +39,7 @@ export interface JobAgentsDeps extends JobAgentPorts {
   readonly pool: pg.Pool;
   readonly notifications: Notifications;
   readonly requestStep: (jobId: string) => Promise<void>;
-  readonly now: () => number;
+  readonly scheduler: SchedulerLike;
   readonly logger: Logger;
   /** Who claims commands (sent_by). */
   readonly replica: string;
@@ -67,145 +56,28 @@ export interface JobAgents {
   stop(): Promise<void>;
 }
 
-interface Target extends InFlightTarget {
-  readonly uid: InstanceUid;
-  readonly due: boolean;
-  readonly disconnectWindowMs: number;
-}
-
-type Row = readonly unknown[];
-
-function targetOf(row: Row): Target {
-  const [jobId, action, status, uid, sentAt, baseline, dispatchedAt, config] = row as [
-    string,
-    'restart' | 'config_rollout',
-    string,
-    InstanceUid,
-    number | null,
-    string,
-    number | null,
-    string,
-  ];
-  const settings = parseActionSettings(action, JSON.parse(config) as Record<string, unknown>);
-  return {
-    jobId,
-    action,
-    uid,
-    sentAt: sentAt === null ? null : Math.round(sentAt),
-    baselineStartNanos: BigInt(baseline.split('.')[0] ?? '0'),
-    assignedAt: Math.round(dispatchedAt ?? 0),
-    due: action === 'restart' && status === 'running' && sentAt === null,
-    disconnectWindowMs:
-      settings.ok && settings.value.action === 'config_rollout' ? settings.value.disconnectWindowMs : 0,
-  };
-}
-
-const noObservation = {
-  outcome: null,
-  reason: '',
-  outcomeAt: null,
-  unhealthyAt: null,
-  disconnectedAt: null,
-  connectedAt: null,
-  startedNanos: null,
-  startedAt: null,
-};
+const rowsOf = async (pool: pg.Pool, sql: Sql) =>
+  (await pool.query<unknown[]>({ ...sql, rowMode: 'array' })).rows;
 
 export function createJobAgents(deps: JobAgentsDeps): JobAgents {
-  const { pool, logger } = deps;
-  let targets = new Map<InstanceUid, Target[]>();
-  /** Commands this replica claimed and handed over, by agent → job. */
-  const claimed = new Map<InstanceUid, string>();
-  const claiming = new Set<string>();
-  let pinned = new Map<string, string>();
-  /** The last remote-config report of rollout targets held here (re-read when pins change). */
-  const reports = new Map<InstanceUid, RemoteConfigStatus>();
-  let observations = new Map<string, TargetObservation>();
+  const { pool, logger, scheduler } = deps;
+  const now = () => scheduler.now();
+  const claims = createRestartClaims({ ...deps, now });
+  const pins = createRolloutPins(deps.publish, now);
+  const observer = createTargetObserver(deps);
+  let targets: ReadonlyMap<InstanceUid, readonly Target[]> = new Map();
   let reloading: Promise<void> | undefined;
   let again = false;
-  let flushing: Promise<void> | undefined;
-  const timers: NodeJS.Timeout[] = [];
-  const offs: (() => void)[] = [];
+  let timer: Subscription | undefined;
   let subscription: Subscription | undefined;
-
-  function observe(target: Target, change: Partial<TargetObservation>): void {
-    const key = `${target.jobId}|${target.uid}`;
-    const before = observations.get(key) ?? { jobId: target.jobId, uid: target.uid, ...noObservation };
-    observations.set(key, {
-      ...before,
-      ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== null && v !== undefined)),
-    });
-  }
-
-  async function claim(target: Target): Promise<void> {
-    const key = `${target.jobId}|${target.uid}`;
-    const agent = deps.agentHere(target.uid);
-    if (agent === undefined || !agent.connected || claiming.has(key) || claimed.has(target.uid)) return;
-    claiming.add(key);
-    try {
-      const baseline = agent.health?.startTimeNanos ?? 0n;
-      const sql = claimCommandSql(target.jobId, target.uid, deps.replica, baseline, deps.now());
-      const won = (await pool.query(sql)).rowCount === 1;
-      if (!won) return;
-      claimed.set(target.uid, target.jobId);
-      deps.deliver(target.uid);
-      await pool.query(notifySql(jobsChannel, target.jobId));
-    } catch (error) {
-      logger.warn(
-        { err: error, job: target.jobId, instance_uid: target.uid },
-        'could not claim a restart; retried',
-      );
-    } finally {
-      claiming.delete(key);
-    }
-  }
-
-  function publishPins(rows: readonly Row[]): void {
-    const next = new Map<string, string>();
-    for (const row of rows) {
-      const [name, revision, selector, body, contentType, enabled, bodyHash, uids] = row as [
-        string,
-        number,
-        string,
-        string,
-        string,
-        boolean,
-        string,
-        InstanceUid[],
-      ];
-      const config: ConfigRevisionData = { name, revision, selector, body, contentType, enabled, bodyHash };
-      const key = `${revision}:${uids.join(',')}`;
-      next.set(name, key);
-      if (pinned.get(name) !== key)
-        deps.publish({ type: 'RemoteConfigPinned', at: deps.now(), data: { name, config, uids } });
-    }
-    for (const name of pinned.keys())
-      if (!next.has(name))
-        deps.publish({ type: 'RemoteConfigPinned', at: deps.now(), data: { name, config: null, uids: [] } });
-    pinned = next;
-  }
+  const offs: (() => void)[] = [];
 
   async function reloadOnce(): Promise<void> {
-    const rows = (await pool.query<unknown[]>({ ...inFlightSql(), rowMode: 'array' })).rows;
-    const next = new Map<InstanceUid, Target[]>();
-    for (const row of rows) {
-      const t = targetOf(row);
-      next.set(t.uid, [...(next.get(t.uid) ?? []), t]);
-    }
-    targets = next;
-    publishPins((await pool.query<unknown[]>({ ...pinsSql(), rowMode: 'array' })).rows);
-    for (const [uid, jobId] of claimed) {
-      const still = targets.get(uid)?.some((t) => t.jobId === jobId && t.action === 'restart');
-      if (!still) {
-        claimed.delete(uid);
-        deps.withdraw(uid);
-      }
-    }
-    for (const list of targets.values()) for (const t of list) if (t.due) void claim(t);
-    for (const [uid, status] of reports) {
-      if (!targets.has(uid)) reports.delete(uid);
-      else judgeReport(uid, status);
-    }
+    targets = targetsByAgent(await rowsOf(pool, inFlightSql()));
+    // Pins first: the observer judges reports against the desired hash they make.
+    pins.update((await rowsOf(pool, pinsSql())).map(pinOf));
+    claims.update(targets);
+    observer.update(targets);
   }
 
   function reload(): Promise<void> {
@@ -225,72 +97,12 @@ export function createJobAgents(deps: JobAgentsDeps): JobAgents {
     return reloading;
   }
 
-  function judgeReport(uid: InstanceUid, status: RemoteConfigStatus): void {
-    const agent = deps.agentHere(uid);
-    const desired = agent && deps.desiredFor(agent)?.hash;
-    for (const t of targets.get(uid) ?? []) {
-      if (t.action !== 'config_rollout') continue;
-      const event: AgentEvent = { type: 'AgentRemoteConfigReported', at: deps.now(), data: { uid, status } };
-      const change = rolloutChange(t, event, desired, t.disconnectWindowMs);
-      if (change?.kind === 'succeeded')
-        observe(t, { outcome: 'succeeded', reason: 'applied', outcomeAt: event.at });
-      if (change?.kind === 'failed')
-        observe(t, { outcome: 'failed', reason: change.reason, outcomeAt: event.at });
-    }
-  }
-
   function onEvent(event: FleetEvent): void {
     if (!isAgentEvent(event)) return;
-    const uid = event.data.uid;
-    const list = targets.get(uid);
+    const list = targets.get(event.data.uid);
     if (list === undefined) return;
-    if (event.type === 'AgentRemoteConfigReported') {
-      reports.set(uid, event.data.status);
-      judgeReport(uid, event.data.status);
-      return;
-    }
-    for (const t of list) {
-      if (t.action === 'restart') {
-        if (event.type === 'AgentConnected') {
-          observe(t, { connectedAt: event.at });
-          if (t.due) void claim(t);
-        } else if (event.type === 'AgentHealthReported')
-          observe(t, { startedNanos: event.data.health.startTimeNanos, startedAt: event.at });
-        continue;
-      }
-      const change = rolloutChange(t, event, undefined, t.disconnectWindowMs);
-      if (change?.kind === 'unhealthy') observe(t, { unhealthyAt: event.at });
-      if (change?.kind === 'disconnected') observe(t, { disconnectedAt: event.at });
-    }
-  }
-
-  async function flushOnce(): Promise<void> {
-    if (observations.size === 0) return;
-    const batch = [...observations.values()];
-    observations = new Map();
-    try {
-      const touched = new Set(
-        (await pool.query<[string]>({ ...observeTargetsSql(batch), rowMode: 'array' })).rows.map((r) => r[0]),
-      );
-      for (const jobId of touched) {
-        await pool.query(notifySql(jobsChannel, jobId));
-        await deps.requestStep(jobId);
-      }
-    } catch (error) {
-      // Keep them for the next flush (newer observations of the same target win).
-      for (const o of batch) {
-        const key = `${o.jobId}|${o.uid}`;
-        if (!observations.has(key)) observations.set(key, o);
-      }
-      logger.warn({ err: error, targets: batch.length }, 'job target outcomes could not be written; retried');
-    }
-  }
-
-  function flush(): Promise<void> {
-    flushing ??= flushOnce().finally(() => {
-      flushing = undefined;
-    });
-    return flushing;
+    if (event.type === 'AgentConnected') claims.connected(list);
+    observer.observe(event, list);
   }
 
   return {
@@ -305,18 +117,21 @@ export function createJobAgents(deps: JobAgentsDeps): JobAgents {
       offs.push(deps.notifications.on(jobsChannel, () => void reload()));
       offs.push(deps.notifications.onConnected(() => void reload()));
       await reload();
-      timers.push(setInterval(() => void reload(), deps.reloadMs ?? 2000));
-      timers.push(setInterval(() => void flush(), deps.flushMs ?? 200));
-      for (const t of timers) t.unref();
+      const reloadMs = deps.reloadMs ?? 2000;
+      timer = scheduler.schedule(function tick() {
+        void reload();
+        this.schedule(undefined, reloadMs);
+      }, reloadMs);
     },
     reload,
-    flush,
+    flush: () => observer.flush(),
     async stop() {
       subscription?.unsubscribe();
       for (const off of offs) off();
-      for (const t of timers) clearInterval(t);
-      await flush();
+      timer?.unsubscribe();
+      await observer.stop();
       while (reloading !== undefined) await reloading;
+      await claims.settled();
     },
   };
 }

@@ -2,6 +2,7 @@
 
 import type { Sql } from '../database/sql.ts';
 import { arrayLiteral } from '../database/arrayLiteral.ts';
+import type { Observation } from '../../projections/jobs/targetOutcome.ts';
 
 const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
@@ -59,54 +60,30 @@ GROUP BY r.name, r.revision, r.selector, r.body, r.content_type, r.enabled, r.bo
   };
 }
 
-export interface TargetObservation {
+export interface TargetObservation extends Observation {
   readonly jobId: string;
   readonly uid: string;
-  /** A rollout target's end, decided from its report. */
-  readonly outcome: 'succeeded' | 'failed' | null;
-  readonly reason: string;
-  readonly outcomeAt: number | null;
-  readonly unhealthyAt: number | null;
-  readonly disconnectedAt: number | null;
-  /** A restart target connected, or reported a health start time (compared with sent_at here). */
-  readonly connectedAt: number | null;
-  readonly startedNanos: bigint | null;
-  readonly startedAt: number | null;
 }
 
 /**
- * Records what replicas saw of targets still in flight. A restart target succeeds when it connected
- * after its command was sent, or reported a start time later than the one before the command and
- * than the command itself: compared here with the stored sent_at, so the replica that sees the agent
- * come back need not be the one that sent the command. Returns the jobs touched.
+ * Records what a replica decided about targets still in flight (targetOutcome.ts): an outcome ends
+ * the target, unhealthy and disconnected times are kept from their first observation. A target
+ * that finished meanwhile (timed out, cancelled) is left alone. Returns the jobs touched.
  */
 export function observeTargetsSql(o: readonly TargetObservation[]): Sql {
   const col = (f: (x: TargetObservation) => string | number | null) => arrayLiteral(o.map(f));
   return {
     text: `WITH o AS (
-  SELECT * FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
-    $8::float8[], $9::numeric[], $10::float8[])
-    AS o(job_id, uid, outcome, reason, outcome_at, unhealthy_at, disconnected_at, connected_at, started_nanos, started_at)
-), n AS (
-  SELECT t.job_id, t.instance_uid, o.reason, o.unhealthy_at, o.disconnected_at,
-    CASE
-      WHEN o.outcome IS NOT NULL THEN o.outcome
-      WHEN t.sent_at IS NOT NULL AND o.connected_at IS NOT NULL AND ${ts('o.connected_at')} > t.sent_at THEN 'succeeded'
-      WHEN t.sent_at IS NOT NULL AND o.started_nanos > coalesce(t.baseline_start_nanos, 0)
-        AND o.started_nanos > extract(epoch FROM t.sent_at) * 1e9 THEN 'succeeded'
-    END AS finished_as,
-    coalesce(o.outcome_at, o.connected_at, o.started_at) AS finished_at
-  FROM job_targets t JOIN o ON o.job_id = t.job_id AND o.uid = t.instance_uid
-  WHERE t.state = 'in_flight'
+  SELECT * FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[])
+    AS o(job_id, uid, outcome, reason, outcome_at, unhealthy_at, disconnected_at)
 )
 UPDATE job_targets t SET
-  state = coalesce(n.finished_as, t.state),
-  reason = CASE WHEN n.finished_as = 'failed' THEN n.reason
-    WHEN n.finished_as = 'succeeded' THEN coalesce(nullif(n.reason, ''), t.reason) ELSE t.reason END,
-  finished_at = CASE WHEN n.finished_as IS NULL THEN t.finished_at ELSE ${ts('n.finished_at')} END,
-  unhealthy_at = coalesce(t.unhealthy_at, ${ts('n.unhealthy_at')}),
-  disconnected_at = coalesce(t.disconnected_at, ${ts('n.disconnected_at')})
-FROM n WHERE t.job_id = n.job_id AND t.instance_uid = n.instance_uid
+  state = coalesce(o.outcome, t.state),
+  reason = CASE WHEN o.outcome IS NULL OR o.reason = '' THEN t.reason ELSE o.reason END,
+  finished_at = CASE WHEN o.outcome IS NULL THEN t.finished_at ELSE ${ts('o.outcome_at')} END,
+  unhealthy_at = coalesce(t.unhealthy_at, ${ts('o.unhealthy_at')}),
+  disconnected_at = coalesce(t.disconnected_at, ${ts('o.disconnected_at')})
+FROM o WHERE t.job_id = o.job_id AND t.instance_uid = o.uid AND t.state = 'in_flight'
 RETURNING t.job_id::text`,
     values: [
       col((x) => x.jobId),
@@ -116,9 +93,6 @@ RETURNING t.job_id::text`,
       col((x) => x.outcomeAt),
       col((x) => x.unhealthyAt),
       col((x) => x.disconnectedAt),
-      col((x) => x.connectedAt),
-      col((x) => (x.startedNanos === null ? null : x.startedNanos.toString())),
-      col((x) => x.startedAt),
     ],
   };
 }

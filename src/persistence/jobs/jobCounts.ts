@@ -1,36 +1,24 @@
-// A job's targets counted (one query per step): per state, and the gate counts among the targets the
-// job reached (in flight or finished), read from the rows of targetCountsSql.
+// A job's targets counted (one query per step) from the rows of targetCountsSql: per state, the gate
+// counts among the targets the job reached (in flight or finished), and those in flight past their
+// deadline.
 
-import type { GateCounts } from '../../projections/jobs/rolloutPlan.ts';
-import type { TargetState } from './jobStore.ts';
-
-export interface TargetCounts extends GateCounts {
-  readonly byState: Readonly<Record<TargetState, number>>;
-  /** Every target but the skipped ones: what stages and batches are counted in. */
-  readonly eligible: number;
-  readonly lastFinishedAt: number;
-}
+import type { TargetState } from '../../projections/jobs/jobStore.ts';
+import { noTargets, type TargetCounts } from '../../projections/jobs/targetCounts.ts';
 
 export function countTargets(rows: readonly (readonly unknown[])[]): TargetCounts {
-  const byState: Record<TargetState, number> = {
-    pending: 0,
-    in_flight: 0,
-    succeeded: 0,
-    failed: 0,
-    skipped: 0,
-    rolled_back: 0,
-    cancelled: 0,
-  };
+  const byState: Record<TargetState, number> = { ...noTargets };
   let unhealthy = 0;
   let disconnected = 0;
   let lastFinishedAt = 0;
-  for (const [state, n, sick, lost, finished] of rows) {
+  let late = 0;
+  for (const [state, n, sick, lost, finished, overdue] of rows) {
     byState[state as TargetState] = n as number;
     if (state === 'in_flight' || state === 'succeeded' || state === 'failed') {
       unhealthy += sick as number;
       disconnected += lost as number;
     }
     lastFinishedAt = Math.max(lastFinishedAt, Math.round(finished as number));
+    late += overdue as number;
   }
   const reached = byState.in_flight + byState.succeeded + byState.failed;
   return {
@@ -41,5 +29,6 @@ export function countTargets(rows: readonly (readonly unknown[])[]): TargetCount
     unhealthy,
     disconnected,
     lastFinishedAt,
+    late,
   };
 }

@@ -1,7 +1,14 @@
 // Job rows (array mode, in the column order of jobSql.ts) → records.
 
 import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
-import type { Job, JobEvent, JobGate, JobTarget, TargetMode, TargetState } from './jobStore.ts';
+import type {
+  Job,
+  JobEvent,
+  JobGate,
+  JobTarget,
+  TargetMode,
+  TargetState,
+} from '../../projections/jobs/jobStore.ts';
 
 type Row = readonly unknown[];
 export const jobWidth = 19;

@@ -4,7 +4,7 @@
 
 import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import type { Sql } from '../database/sql.ts';
-import type { TargetCandidate, TargetState } from './jobStore.ts';
+import type { TargetCandidate, TargetState } from '../../projections/jobs/jobStore.ts';
 
 export const jobsChannel = 'svc_jobs';
 
@@ -136,15 +136,20 @@ ORDER BY t.instance_uid LIMIT $2 OFFSET $3`,
   };
 }
 
-/** Per state, and the gate counts among targets reached (in flight or finished). */
-export function targetCountsSql(jobId: string): Sql {
+/**
+ * Per state, the gate counts among targets reached (in flight or finished), and the targets in
+ * flight since before `lateBefore` (Unix ms; none when unset): a restart's command sent (or its
+ * release, when no replica could send it), a rollout's revision released.
+ */
+export function targetCountsSql(jobId: string, lateBefore?: number): Sql {
   return {
     text: `SELECT state, count(*)::int,
   count(*) FILTER (WHERE unhealthy_at IS NOT NULL)::int,
   count(*) FILTER (WHERE disconnected_at IS NOT NULL AND state <> 'succeeded')::int,
-  coalesce(${ms('max(finished_at)')}, 0)
+  coalesce(${ms('max(finished_at)')}, 0),
+  count(*) FILTER (WHERE state = 'in_flight' AND coalesce(sent_at, dispatched_at) < ${ts('$2')})::int
 FROM job_targets WHERE job_id = $1 GROUP BY state`,
-    values: [jobId],
+    values: [jobId, lateBefore ?? null],
   };
 }
 

@@ -16,16 +16,12 @@ WHERE t.job_id = $1 AND t.instance_uid = next.instance_uid`,
   };
 }
 
-/**
- * Fails targets in flight for longer than `timeoutMs`: a restart from when its command was sent (or
- * released, when no replica could send it), a rollout from when the revision was released.
- */
-export function timeOutTargetsSql(jobId: string, timeoutMs: number, reason: string, at: number): Sql {
+/** Fails the targets in flight since before `before` (the same test as targetCountsSql's late). */
+export function timeOutTargetsSql(jobId: string, before: number, reason: string, at: number): Sql {
   return {
     text: `UPDATE job_targets SET state = 'failed', reason = $3, finished_at = ${ts('$4')}
-WHERE job_id = $1 AND state = 'in_flight'
-  AND coalesce(sent_at, dispatched_at) < ${ts('$4')} - make_interval(secs => $2::float8 / 1000.0)`,
-    values: [jobId, timeoutMs, reason, at],
+WHERE job_id = $1 AND state = 'in_flight' AND coalesce(sent_at, dispatched_at) < ${ts('$2')}`,
+    values: [jobId, before, reason, at],
   };
 }
 

@@ -5,12 +5,13 @@
 
 import type { PgBoss } from 'pg-boss';
 import type pg from 'pg';
+import type { SchedulerLike } from 'rxjs';
 import type { Logger } from '../../io/logger.ts';
 import type { ActionSettings } from '../../projections/jobs/jobActions.ts';
 import type { Notifications } from '../database/notifications.ts';
 import { createJobAgents, type JobAgentPorts, type JobAgents } from './jobAgents.ts';
 import { createJobStepper } from './jobStepper.ts';
-import type { Job, JobControl, JobStore, TargetCandidate } from './jobStore.ts';
+import type { Job, JobControl, JobStore, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 import { createPgJobStore } from './pgJobStore.ts';
 
 /** What jobs need from the rest of the service. */
@@ -25,7 +26,7 @@ export interface JobsDeps {
   readonly notifications: Notifications;
   readonly ports: JobPorts;
   readonly makeCurrent: (config: string, revision: number) => Promise<boolean>;
-  readonly now: () => number;
+  readonly scheduler: SchedulerLike;
   readonly logger: Logger;
   readonly replica: string;
 }
@@ -38,18 +39,19 @@ export interface Jobs {
 }
 
 export function createJobs(deps: JobsDeps): Jobs {
-  const { ports } = deps;
+  const { ports, scheduler } = deps;
+  const now = () => scheduler.now();
   const stepper = createJobStepper({
     pool: deps.pool,
     boss: deps.boss,
-    now: deps.now,
+    now,
     logger: deps.logger,
     resolveTargets: ports.resolveTargets,
     makeCurrent: deps.makeCurrent,
     publish: ports.publish,
   });
   const requestStep = (jobId: string) => stepper.requestStep(jobId);
-  const store = createPgJobStore(deps.pool, { now: deps.now, requestStep });
+  const store = createPgJobStore(deps.pool, { now, requestStep });
   let agents: JobAgents | undefined;
   return {
     store,
@@ -60,7 +62,7 @@ export function createJobs(deps: JobsDeps): Jobs {
         pool: deps.pool,
         notifications: deps.notifications,
         requestStep,
-        now: deps.now,
+        scheduler,
         logger: deps.logger,
         replica: deps.replica,
       });

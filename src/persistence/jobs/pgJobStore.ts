@@ -30,7 +30,14 @@ import {
   updateJobSql,
   type JobChanges,
 } from './jobSql.ts';
-import type { ActOutcome, Job, JobControl, JobStore, NewJob } from './jobStore.ts';
+import type {
+  ActOutcome,
+  ArmRequest,
+  Job,
+  JobControl,
+  JobStore,
+  NewJob,
+} from '../../projections/jobs/jobStore.ts';
 import { stageStateCountFromRow, targetsByStageSql } from './targetsByStage.ts';
 
 export function insertJobSql(job: Job): Sql {
@@ -49,6 +56,11 @@ VALUES ($1, $2, $3, $4::jsonb, $5, NULL, $6, $7::timestamptz, NULL, NULL, NULL, 
     ],
   };
 }
+
+const isOneRolloutViolation = (error: unknown): boolean =>
+  error instanceof Error &&
+  (error as Error & { code?: string; constraint?: string }).code === '23505' &&
+  (error as Error & { constraint?: string }).constraint === 'jobs_one_active_rollout_idx';
 
 const rowsOf = async (client: pg.ClientBase | pg.Pool, sql: Sql) =>
   (await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })).rows;
@@ -94,6 +106,43 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
     return outcome;
   }
 
+  /**
+   * Arming a rollout while another of the same config is active breaks jobs_one_active_rollout_idx
+   * (migration 00010): the web layer's check can pass on two replicas at once, the index cannot.
+   */
+  async function arm(id: string, request: ArmRequest): Promise<ActOutcome> {
+    try {
+      return await transition(
+        id,
+        'arm',
+        request.actor,
+        `${request.targets.length} target(s), ${request.targetMode}`,
+        async (client, _job, at) => {
+          await client.query(insertTargetsSql(id, request.targets, at));
+          return {
+            armed_at: at,
+            dispatch_at: Math.max(at, request.dispatchAt),
+            target_mode: request.targetMode,
+            from_revision: request.fromRevision,
+            stage: 0,
+          };
+        },
+      );
+    } catch (error) {
+      if (!isOneRolloutViolation(error)) throw error;
+      const [row] = await rowsOf(pool, jobSql(id));
+      const job = row && jobFromRow(row);
+      const config = String(job?.action_config.config);
+      const [other] = (await rowsOf(pool, activeRolloutsSql(config))).map(jobFromRow);
+      return {
+        ok: false,
+        status: 409,
+        error: `job ${other?.id ?? 'another job'} is already rolling out ${config}`,
+        ...(job !== undefined && { job }),
+      };
+    }
+  }
+
   return {
     async create(request: NewJob): Promise<Job> {
       const job: Job = {
@@ -127,23 +176,7 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
         target: targetFromRow(row, jobWidth),
       })),
     activeRollouts: async (config) => (await rowsOf(pool, activeRolloutsSql(config))).map(jobFromRow),
-    arm: (id, request) =>
-      transition(
-        id,
-        'arm',
-        request.actor,
-        `${request.targets.length} target(s), ${request.targetMode}`,
-        async (client, _job, at) => {
-          await client.query(insertTargetsSql(id, request.targets, at));
-          return {
-            armed_at: at,
-            dispatch_at: Math.max(at, request.dispatchAt),
-            target_mode: request.targetMode,
-            from_revision: request.fromRevision,
-            stage: 0,
-          };
-        },
-      ),
+    arm,
     act: (id, command, actor, reason) =>
       transition(id, command, actor, reason, async (client, job, at) => {
         const rollout = job.action === 'config_rollout';

@@ -2,14 +2,8 @@
 // rollout stage (or restart batch) a target was released in, null for a target never released
 // (pending, skipped, or cancelled before its turn). One grouped scan of the job's targets.
 
+import type { StageStateCount, TargetState } from '../../projections/jobs/jobStore.ts';
 import type { Sql } from '../database/sql.ts';
-import type { TargetState } from './jobStore.ts';
-
-export interface StageStateCount {
-  readonly stage: number | null;
-  readonly state: TargetState;
-  readonly count: number;
-}
 
 export function targetsByStageSql(jobId: string): Sql {
   return {

@@ -13,7 +13,9 @@ export interface RestartSettings {
   /** A target must come back within this after the command was sent. */
   readonly reconnectTimeoutMs: number;
   /** The largest batch of restarts in flight at once (batches grow 1, 2, 4, … up to it). */
-  readonly backoffCap: Amount;
+  readonly batchSize: Amount;
+  /** The longest wait between batches (waits grow 1 s, 2 s, 4 s, … up to it); 0: no wait. */
+  readonly backoffCapMs: number;
 }
 
 export interface Gates {
@@ -72,19 +74,43 @@ const unknownKeys = (fields: Fields, known: readonly string[]): Checked<undefine
     : { ok: false, error: `action_config has unknown key(s) ${extra.join(', ')}` };
 };
 
+/**
+ * backoff_cap is a duration ("10m", as SPEC's seed writes it): the longest wait between batches.
+ * Jobs recorded before batch_size existed carry the batch size there instead (a count or "25%");
+ * they keep running as they were armed: batches up to that size, no wait between them.
+ */
+function restartPacing(fields: Fields): Checked<{ batchSize: Amount; backoffCapMs: number }> {
+  const legacy = parseAmount(fields.backoff_cap);
+  if (legacy !== undefined) {
+    if (fields.batch_size !== undefined)
+      return { ok: false, error: `${capError}; the batch size goes in batch_size` };
+    return atLeastOne(legacy, 'backoff_cap') ?? { ok: true, value: { batchSize: legacy, backoffCapMs: 0 } };
+  }
+  const size = amount(fields, 'batch_size', 10);
+  if (!size.ok) return size;
+  const refused = atLeastOne(size.value!, 'batch_size');
+  if (refused !== undefined) return refused;
+  const wait = duration(fields, 'backoff_cap', '1m');
+  if (!wait.ok) return { ok: false, error: capError };
+  return { ok: true, value: { batchSize: size.value!, backoffCapMs: wait.value } };
+}
+
+const capError =
+  'action_config.backoff_cap must be a duration such as 10m (the longest wait between restart batches)';
+
+const atLeastOne = (size: Amount, key: string): { ok: false; error: string } | undefined =>
+  'count' in size && size.count === 0
+    ? { ok: false, error: `action_config.${key} must let at least one restart through` }
+    : undefined;
+
 function restart(fields: Fields): Checked<RestartSettings> {
-  const known = unknownKeys(fields, ['reconnect_timeout', 'backoff_cap']);
+  const known = unknownKeys(fields, ['reconnect_timeout', 'backoff_cap', 'batch_size']);
   if (!known.ok) return known;
   const timeout = duration(fields, 'reconnect_timeout', '2m');
   if (!timeout.ok) return timeout;
-  const cap = amount(fields, 'backoff_cap', 10);
-  if (!cap.ok) return cap;
-  if ('count' in cap.value! && cap.value.count === 0)
-    return { ok: false, error: 'action_config.backoff_cap must let at least one restart through' };
-  return {
-    ok: true,
-    value: { action: 'restart', reconnectTimeoutMs: timeout.value, backoffCap: cap.value! },
-  };
+  const pacing = restartPacing(fields);
+  if (!pacing.ok) return pacing;
+  return { ok: true, value: { action: 'restart', reconnectTimeoutMs: timeout.value, ...pacing.value } };
 }
 
 function stagesOf(value: unknown): Checked<Amount[]> {

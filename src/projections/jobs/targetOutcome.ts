@@ -1,5 +1,9 @@
-// What the events the service already folds say about a job's target (docs/jobs.md). Pure: each
-// replica watches the agents it holds and records outcomes; the job stepper counts them.
+// What the events the service already folds say about a job's target (docs/jobs.md). Pure, in the
+// decider shape: `evolveSeen` folds an agent's events into the facts a target's outcome depends on,
+// and `decideObservation` says what those facts mean for one target in flight. Each replica folds
+// the agents it holds and decides again whenever the target changes (its command was sent by a
+// sibling, its rollout was assigned), so the replica that sees an agent come back need not be the
+// one that sent its command, nor have known of the command when the agent came back.
 
 import type { RemoteConfigStatus } from '../../events/agentData.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
@@ -8,63 +12,127 @@ import type { AgentEvent } from '../../events/fleetEvent.ts';
 export interface InFlightTarget {
   readonly jobId: string;
   readonly action: 'restart' | 'config_rollout';
-  /** Restart: when the command was sent (Unix ms), and the health start time then (0n unknown). */
+  /** Restart: when the command was sent (Unix ms; null until a replica sent it), and the health start time then (0n unknown). */
   readonly sentAt: number | null;
   readonly baselineStartNanos: bigint;
-  /** Rollout: when the revision was assigned (Unix ms). */
+  /** Rollout: when the revision was assigned (Unix ms), and how long after it a disconnect counts as lost. */
   readonly assignedAt: number;
+  readonly disconnectWindowMs: number;
 }
 
-export type TargetChange =
-  | { readonly kind: 'succeeded' }
-  | { readonly kind: 'failed'; readonly reason: string }
-  | { readonly kind: 'unhealthy' }
-  | { readonly kind: 'disconnected' };
+/** The latest of each fact about one agent (Unix ms, or null when not seen). */
+export interface SeenFacts {
+  readonly connectedAt: number | null;
+  /** The latest health start time reported, and when. */
+  readonly startNanos: bigint | null;
+  readonly startSeenAt: number | null;
+  readonly report: RemoteConfigStatus | null;
+  readonly reportAt: number | null;
+  readonly unhealthyAt: number | null;
+  readonly disconnectedAt: number | null;
+}
+
+export const nothingSeen: SeenFacts = {
+  connectedAt: null,
+  startNanos: null,
+  startSeenAt: null,
+  report: null,
+  reportAt: null,
+  unhealthyAt: null,
+  disconnectedAt: null,
+};
+
+/** Folds an event of the agent; the same reference when it says nothing a target depends on. */
+export function evolveSeen(seen: SeenFacts, event: AgentEvent): SeenFacts {
+  switch (event.type) {
+    case 'AgentConnected':
+      return { ...seen, connectedAt: event.at };
+    case 'AgentDisconnected':
+      return { ...seen, disconnectedAt: event.at };
+    case 'AgentRemoteConfigReported':
+      return { ...seen, report: event.data.status, reportAt: event.at };
+    case 'AgentHealthReported': {
+      const { startTimeNanos, healthy } = event.data.health;
+      const started = { ...seen, startNanos: startTimeNanos, startSeenAt: event.at };
+      return healthy ? started : { ...started, unhealthyAt: event.at };
+    }
+    default:
+      return seen;
+  }
+}
+
+/** What is written for a target (null: nothing new on that column). */
+export interface Observation {
+  readonly outcome: 'succeeded' | 'failed' | null;
+  readonly reason: string;
+  readonly outcomeAt: number | null;
+  readonly unhealthyAt: number | null;
+  readonly disconnectedAt: number | null;
+}
+
+const none: Observation = {
+  outcome: null,
+  reason: '',
+  outcomeAt: null,
+  unhealthyAt: null,
+  disconnectedAt: null,
+};
 
 /**
- * A restarted agent is back when it connects again after the command, or reports a later health
- * start time (a plain-HTTP agent that kept polling through its restart).
+ * A restarted agent is back when it connected again after the command, or reported a health start
+ * time later than before the command and than the command itself (a plain-HTTP agent that kept
+ * polling through its restart).
  */
-export function restartChange(target: InFlightTarget, event: AgentEvent): TargetChange | undefined {
-  if (target.sentAt === null) return undefined;
-  if (event.type === 'AgentConnected' && event.at > target.sentAt) return { kind: 'succeeded' };
-  if (event.type === 'AgentHealthReported') {
-    const start = event.data.health.startTimeNanos;
-    if (start > target.baselineStartNanos && start > BigInt(target.sentAt) * 1_000_000n)
-      return { kind: 'succeeded' };
-  }
+export function restartChange(target: InFlightTarget, seen: SeenFacts): Observation | undefined {
+  const sentAt = target.sentAt;
+  if (sentAt === null) return undefined;
+  if (seen.connectedAt !== null && seen.connectedAt > sentAt)
+    return { ...none, outcome: 'succeeded', outcomeAt: seen.connectedAt };
+  const start = seen.startNanos;
+  if (start !== null && start > target.baselineStartNanos && start > BigInt(sentAt) * 1_000_000n)
+    return { ...none, outcome: 'succeeded', outcomeAt: seen.startSeenAt };
   return undefined;
 }
 
 /**
  * A rollout target finishes when it reports the hash it should now run (its desired config, which
  * includes the new revision): APPLIED succeeds, FAILED fails. Turning unhealthy after the
- * assignment, or disconnecting within `disconnectWindowMs` of it, is recorded for the gates.
+ * assignment, or disconnecting within the disconnect window after it, is noted for the gates.
  */
 export function rolloutChange(
   target: InFlightTarget,
-  event: AgentEvent,
+  seen: SeenFacts,
   desiredHash: string | undefined,
-  disconnectWindowMs: number,
-): TargetChange | undefined {
-  switch (event.type) {
-    case 'AgentRemoteConfigReported':
-      return reportChange(event.data.status, desiredHash);
-    case 'AgentHealthReported':
-      return !event.data.health.healthy && event.at >= target.assignedAt ? { kind: 'unhealthy' } : undefined;
-    case 'AgentDisconnected':
-      return event.at >= target.assignedAt && event.at - target.assignedAt <= disconnectWindowMs
-        ? { kind: 'disconnected' }
-        : undefined;
-    default:
-      return undefined;
-  }
+): Observation | undefined {
+  const { report, unhealthyAt, disconnectedAt } = seen;
+  const after = (at: number | null) => (at !== null && at >= target.assignedAt ? at : null);
+  const lost = after(disconnectedAt);
+  const observed: Observation = {
+    ...reportOutcome(report, seen.reportAt, desiredHash),
+    unhealthyAt: after(unhealthyAt),
+    disconnectedAt: lost !== null && lost - target.assignedAt <= target.disconnectWindowMs ? lost : null,
+  };
+  const nothing =
+    observed.outcome === null && observed.unhealthyAt === null && observed.disconnectedAt === null;
+  return nothing ? undefined : observed;
 }
 
-function reportChange(status: RemoteConfigStatus, desiredHash: string | undefined): TargetChange | undefined {
-  if (desiredHash === undefined || status.hash !== desiredHash) return undefined;
-  if (status.status === 'applied') return { kind: 'succeeded' };
+function reportOutcome(
+  status: RemoteConfigStatus | null,
+  at: number | null,
+  desiredHash: string | undefined,
+): Pick<Observation, 'outcome' | 'reason' | 'outcomeAt'> {
+  if (status === null || desiredHash === undefined || status.hash !== desiredHash) return none;
+  if (status.status === 'applied') return { outcome: 'succeeded', reason: 'applied', outcomeAt: at };
   if (status.status === 'failed')
-    return { kind: 'failed', reason: status.errorMessage || 'the agent reported FAILED' };
-  return undefined;
+    return { outcome: 'failed', reason: status.errorMessage || 'the agent reported FAILED', outcomeAt: at };
+  return none;
 }
+
+/** What the facts seen of a target's agent mean for it now, or undefined when nothing. */
+export const decideObservation = (
+  target: InFlightTarget,
+  seen: SeenFacts,
+  desiredHash: string | undefined,
+): Observation | undefined =>
+  target.action === 'restart' ? restartChange(target, seen) : rolloutChange(target, seen, desiredHash);

@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { JobControl, JobStore } from '../../persistence/jobs/jobStore.ts';
+import type { JobControl, JobStore } from '../../projections/jobs/jobStore.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';

@@ -7,8 +7,8 @@
 
 import type { Context } from 'koa';
 import { jobStatuses, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
-import type { JobControl, TargetState } from '../../persistence/jobs/jobStore.ts';
-import { targetStates } from '../../persistence/jobs/jobStore.ts';
+import type { JobControl, TargetState } from '../../projections/jobs/jobStore.ts';
+import { targetStates } from '../../projections/jobs/jobStore.ts';
 import { authorizeWrite } from '../auth.ts';
 import { parsePage } from '../query/page.ts';
 import { jobView } from '../views/jobView.ts';

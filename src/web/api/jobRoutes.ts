@@ -2,7 +2,7 @@
 // rule 1), then the body (413 over 64 KiB, 400 malformed or invalid), then the JobStore (500 on a
 // backend error). Jobs are recorded, never dispatched.
 
-import type { Job } from '../../persistence/jobs/jobStore.ts';
+import type { Job } from '../../projections/jobs/jobStore.ts';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
 import { validateNewJob } from './newJob.ts';

@@ -2,7 +2,7 @@
 // non-empty strings; action_config is optional and must be a JSON object. The filter is stored as
 // given and not evaluated (SPEC: "not evaluated until armed").
 
-import type { NewJob } from '../../persistence/jobs/jobStore.ts';
+import type { NewJob } from '../../projections/jobs/jobStore.ts';
 
 export type ValidatedJob =
   { readonly ok: true; readonly job: NewJob } | { readonly ok: false; readonly error: string };

@@ -1,7 +1,7 @@
 // The agent page's Jobs section: the jobs that touched the agent (JobControl.jobsOfAgent, newest
 // first), each with the agent's own target record in it. Pure.
 
-import type { Job, JobTarget } from '../../persistence/jobs/jobStore.ts';
+import type { Job, JobTarget } from '../../projections/jobs/jobStore.ts';
 import { shortId } from './format.ts';
 import { actionLabel, jobBadge, jobHref, targetBadge } from './jobLabels.ts';
 import { jobSubject } from './jobModel.ts';

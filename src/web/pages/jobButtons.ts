@@ -2,7 +2,7 @@
 // for rollouts), a label and style each, and a prompt asking why before the moves that end
 // something. Pure.
 
-import type { Job } from '../../persistence/jobs/jobStore.ts';
+import type { Job } from '../../projections/jobs/jobStore.ts';
 import { jobView } from '../views/jobView.ts';
 import { jobHref } from './jobLabels.ts';
 import { jobQueryString, type JobQuery } from './jobQuery.ts';

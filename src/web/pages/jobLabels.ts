@@ -2,7 +2,7 @@
 // are prefixed (`job-…`, `tgt-…`) so they never collide with the agent and config badges.
 
 import { isFinal, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
-import type { TargetState } from '../../persistence/jobs/jobStore.ts';
+import type { TargetState } from '../../projections/jobs/jobStore.ts';
 
 export const jobStatusLabels: Readonly<Record<JobStatus, string>> = {
   planned: 'Planned',

@@ -1,7 +1,7 @@
 // A job as the jobs list and the job page's header show it: what it acts on, its status badge, where
 // it stands (stage or batch), its targets as a bar, and when it last moved. Pure.
 
-import type { Job } from '../../persistence/jobs/jobStore.ts';
+import type { Job } from '../../projections/jobs/jobStore.ts';
 import { actionLabel, jobBadge, jobHref } from './jobLabels.ts';
 import { progressBar } from './progressBar.ts';
 import { shortId, toMs } from './format.ts';

@@ -7,7 +7,7 @@
 
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { JobControl } from '../../persistence/jobs/jobStore.ts';
+import type { JobControl } from '../../projections/jobs/jobStore.ts';
 import { mayWrite } from '../auth.ts';
 import { jobPageLocals, nameFrom } from './jobPageModel.ts';
 import { parseJobQuery, targetPageSize, type JobQuery } from './jobQuery.ts';

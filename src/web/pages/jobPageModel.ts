@@ -4,8 +4,8 @@
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
-import type { Job, JobEvent, JobTarget, StageStateCount } from '../../persistence/jobs/jobStore.ts';
-import { targetStates } from '../../persistence/jobs/jobStore.ts';
+import type { Job, JobEvent, JobTarget, StageStateCount } from '../../projections/jobs/jobStore.ts';
+import { targetStates } from '../../projections/jobs/jobStore.ts';
 import { displayName } from '../views/agentView.ts';
 import { agentHref } from './fleetModel.ts';
 import { jobButtons } from './jobButtons.ts';

@@ -1,7 +1,7 @@
 // The job page's own query: which targets its table shows (`state`, one target state) and from
 // where (`offset`), 50 to a page. Pure; a bad value is a message for a 400 shown in the page.
 
-import { targetStates, type TargetState } from '../../persistence/jobs/jobStore.ts';
+import { targetStates, type TargetState } from '../../projections/jobs/jobStore.ts';
 import { queryString } from './fleetRequest.ts';
 
 export const targetPageSize = 50;

@@ -5,7 +5,7 @@
 
 import { formatAmount, type Amount } from '../../projections/jobs/amount.ts';
 import { parseActionSettings, type Gates } from '../../projections/jobs/jobActions.ts';
-import type { Job } from '../../persistence/jobs/jobStore.ts';
+import type { Job } from '../../projections/jobs/jobStore.ts';
 import { configHref } from './configStateLabels.ts';
 import { duration } from './format.ts';
 
@@ -59,9 +59,14 @@ export function jobSettings(job: Job): JobSettings {
           note: 'a target that has not come back by then fails',
         },
         {
-          term: 'Backoff cap',
-          text: share(s.backoffCap),
+          term: 'Batch size',
+          text: share(s.batchSize),
           note: 'batches of restarts grow 1, 2, 4, … up to this many at once',
+        },
+        {
+          term: 'Backoff cap',
+          text: s.backoffCapMs === 0 ? 'no wait' : shortDuration(s.backoffCapMs),
+          note: 'waits between batches grow 1s, 2s, 4s, … up to this',
         },
       ],
     };

@@ -6,7 +6,7 @@
 
 import type Router from '@koa/router';
 import { jobStatuses, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
-import type { Job } from '../../persistence/jobs/jobStore.ts';
+import type { Job } from '../../projections/jobs/jobStore.ts';
 import { queryString } from './fleetRequest.ts';
 import { jobStatusLabels } from './jobLabels.ts';
 import { jobRow } from './jobModel.ts';

@@ -3,7 +3,7 @@
 import type { Context } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { JobControl } from '../../persistence/jobs/jobStore.ts';
+import type { JobControl } from '../../projections/jobs/jobStore.ts';
 import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';

@@ -6,7 +6,7 @@
 import Router from '@koa/router';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { JobControl } from '../../persistence/jobs/jobStore.ts';
+import type { JobControl } from '../../projections/jobs/jobStore.ts';
 import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';

@@ -2,7 +2,7 @@
 // CSP allows none). Finished targets come first (succeeded, failed, rolled back), then those in
 // flight, those still pending, and last those the job leaves alone (skipped, cancelled). Pure.
 
-import type { TargetState } from '../../persistence/jobs/jobStore.ts';
+import type { TargetState } from '../../projections/jobs/jobStore.ts';
 import { targetStateLabels } from './jobLabels.ts';
 
 export const barOrder: readonly TargetState[] = [

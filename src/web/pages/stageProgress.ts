@@ -7,7 +7,7 @@
 import type { Amount } from '../../projections/jobs/amount.ts';
 import { formatAmount } from '../../projections/jobs/amount.ts';
 import { stageCounts } from '../../projections/jobs/rolloutPlan.ts';
-import type { StageStateCount, TargetState } from '../../persistence/jobs/jobStore.ts';
+import type { StageStateCount, TargetState } from '../../projections/jobs/jobStore.ts';
 import { barOrder, progressBar, type ProgressBar } from './progressBar.ts';
 
 export interface StageRow {

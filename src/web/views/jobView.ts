@@ -1,7 +1,7 @@
 // JSON views of jobs (docs/jobs.md "API"). Pure.
 
 import { allowedCommands } from '../../projections/jobs/jobLifecycle.ts';
-import type { Job } from '../../persistence/jobs/jobStore.ts';
+import type { Job } from '../../projections/jobs/jobStore.ts';
 
 const operatorCommands = new Set(['pause', 'resume', 'cancel', 'rollback', 'arm']);
 

@@ -7,7 +7,7 @@
 import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import { parseActionSettings, type ActionSettings } from '../../projections/jobs/jobActions.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
-import type { ActOutcome, Job, JobControl } from '../../persistence/jobs/jobStore.ts';
+import type { ActOutcome, Job, JobControl } from '../../projections/jobs/jobStore.ts';
 import { TargetError, type JobTargetResolver } from '../read/jobTargets.ts';
 
 export type ActCommand = 'pause' | 'resume' | 'cancel' | 'rollback';

@@ -1,6 +1,6 @@
-// Schemas of the jobs API (src/web/views/jobView.ts, src/persistence/jobs/jobStore.ts, docs/jobs.md).
+// Schemas of the jobs API (src/web/views/jobView.ts, src/projections/jobs/jobStore.ts, docs/jobs.md).
 
-import { targetStates } from '../../../persistence/jobs/jobStore.ts';
+import { targetStates } from '../../../projections/jobs/jobStore.ts';
 import { jobStatuses } from '../../../projections/jobs/jobLifecycle.ts';
 import { arrayOf, int, nullable, object, oneOfValues, ref, str, time, type Schema } from './jsonSchema.ts';
 

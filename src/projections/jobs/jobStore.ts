@@ -1,10 +1,10 @@
 // The job record (SPEC "Job"; docs/jobs.md) and the two ports the API uses: JobStore records a planned
-// job (POST /api/jobs, as SPEC has it), JobControl reads jobs and makes them act.
+// job (POST /api/jobs, as SPEC has it), JobControl reads jobs and makes them act. Types only: the
+// persistence layer implements the ports, the web layer uses them.
 
-import type { JobCommand, JobStatus } from '../../projections/jobs/jobLifecycle.ts';
-import type { TargetCandidate } from '../../projections/jobs/resolveTargets.ts';
-import type { TrippedGate } from '../../projections/jobs/rolloutPlan.ts';
-import type { StageStateCount } from './targetsByStage.ts';
+import type { JobCommand, JobStatus } from './jobLifecycle.ts';
+import type { TargetCandidate } from './resolveTargets.ts';
+import type { TrippedGate } from './rolloutPlan.ts';
 
 export type TargetMode = 'snapshot' | 'live';
 export type TargetState =
@@ -80,7 +80,14 @@ export interface JobEvent {
   readonly details: unknown;
 }
 
-export type { StageStateCount, TargetCandidate };
+export type { TargetCandidate };
+
+/** A job's targets counted by the stage they were released in (null: never released) and state. */
+export interface StageStateCount {
+  readonly stage: number | null;
+  readonly state: TargetState;
+  readonly count: number;
+}
 
 export interface ArmRequest {
   readonly actor: string;

@@ -1,0 +1,97 @@
+// The target observer against a real PostgreSQL, its batches in virtual time: a restarted agent that
+// came back to this replica before it read that a sibling had sent the command is judged once it
+// reads it, and the outcome is written at the next flush on the scheduler, asking for a step.
+
+import { expect } from 'chai';
+import { silentLogger } from '../../../src/io/logger.ts';
+import { claimCommandSql, inFlightSql } from '../../../src/persistence/jobs/jobAgentsSql.ts';
+import { targetsByAgent } from '../../../src/persistence/jobs/jobTargetRows.ts';
+import { releaseTargetsSql } from '../../../src/persistence/jobs/jobStepSql.ts';
+import { createTargetObserver, type TargetObserver } from '../../../src/persistence/jobs/targetObserver.ts';
+import { connected, uid as agentUid } from '../../support/events.ts';
+import { VirtualClock } from '../../support/virtualTime.ts';
+import { openJobStore, type JobStoreFixture } from './jobStoreFixture.ts';
+
+describe('job target observer (PostgreSQL, virtual time)', function () {
+  this.timeout(30_000);
+  let fixture: JobStoreFixture;
+  let clock: VirtualClock;
+  let observer: TargetObserver;
+  let requested: string[];
+  const agent = agentUid(7);
+
+  before(async () => {
+    fixture = await openJobStore(2);
+  });
+  after(() => fixture.close());
+  beforeEach(() => {
+    clock = new VirtualClock();
+    requested = [];
+    observer = createTargetObserver({
+      pool: fixture.pool,
+      scheduler: clock.scheduler,
+      agentHere: () => undefined,
+      desiredFor: () => undefined,
+      requestStep: (jobId) => {
+        requested.push(jobId);
+        return Promise.resolve();
+      },
+      logger: silentLogger(),
+      flushMs: 200,
+    });
+  });
+  afterEach(() => observer.stop());
+
+  /** A running restart job whose one target (the agent) is released, its command not sent. */
+  async function releasedRestart(): Promise<string> {
+    const { store, pool } = fixture;
+    const job = await store.create({
+      filter: '',
+      action: 'restart',
+      action_config: {},
+      submitted_by: 'spec',
+    });
+    const targets = [{ uid: agent, eligible: true, reason: '' }];
+    await store.arm(job.id, {
+      actor: 'spec',
+      targetMode: 'snapshot',
+      dispatchAt: 0,
+      targets,
+      fromRevision: null,
+    });
+    await pool.query("UPDATE jobs SET status = 'running' WHERE id = $1", [job.id]);
+    await pool.query(releaseTargetsSql(job.id, 1, 1, clock.now()));
+    return job.id;
+  }
+  const inFlight = async () =>
+    targetsByAgent((await fixture.pool.query<unknown[]>({ ...inFlightSql(), rowMode: 'array' })).rows);
+  const targetRow = async (jobId: string) =>
+    (
+      await fixture.pool.query<{ state: string; finished: number | null }>(
+        `SELECT state, (extract(epoch FROM finished_at) * 1000)::float8 AS finished
+         FROM job_targets WHERE job_id = $1`,
+        [jobId],
+      )
+    ).rows[0];
+
+  it('judges a return seen before the command was known to be sent once it is, at the next flush', async () => {
+    const jobId = await releasedRestart();
+    const stale = await inFlight();
+    observer.update(stale);
+    // A sibling claims and sends the command; the agent restarts and comes back here.
+    const sentAt = clock.now();
+    await fixture.pool.query(claimCommandSql(jobId, agent, 'sibling', 0n, sentAt));
+    clock.advance(500);
+    observer.observe(connected(agent, clock.now()), stale.get(agent)!);
+    clock.advance(200);
+    await observer.flush();
+    expect(await targetRow(jobId), 'not judged without the send time').to.deep.include({
+      state: 'in_flight',
+    });
+    observer.update(await inFlight());
+    clock.advance(200);
+    await observer.flush();
+    expect(await targetRow(jobId)).to.deep.equal({ state: 'succeeded', finished: sentAt + 500 });
+    expect(requested).to.deep.equal([jobId]);
+  });
+});

@@ -1,0 +1,244 @@
+// A job's steps, decided in virtual time (docs/jobs.md): when an armed job starts, how a restart's
+// batches grow and its waits back off, how a rollout moves through its stages, when targets time
+// out, when a gate trips, and how a job ends. Each step is decideStep on the counts of the step
+// before (jobWorld.ts applies the answers as the stepper does with rows).
+
+import { expect } from 'chai';
+import { decideStep, stepTickMs, type StepJob } from '../../../src/projections/jobs/decideStep.ts';
+import { parseActionSettings } from '../../../src/projections/jobs/jobActions.ts';
+import { noTargets, type TargetCounts } from '../../../src/projections/jobs/targetCounts.ts';
+import { jobWorld } from './jobWorld.ts';
+
+const at = 1_700_000_000_000;
+const running: StepJob = { id: 'j', status: 'running', stage: 1, stageAt: at, dueAt: at };
+const counts = (over: Partial<TargetCounts> = {}): TargetCounts => ({
+  byState: noTargets,
+  eligible: 0,
+  reached: 0,
+  failed: 0,
+  unhealthy: 0,
+  disconnected: 0,
+  lastFinishedAt: 0,
+  late: 0,
+  ...over,
+});
+const restart = parseActionSettings('restart', {});
+
+describe('a job step', () => {
+  describe('lifecycle', () => {
+    it('waits for dispatch_at, then starts the job and releases its first batch in the same step', () => {
+      const world = jobWorld('restart', {}, 3, { dueInMs: 30_000 });
+      world.advance(0);
+      expect(world.job.status).to.equal('armed');
+      expect(world.decisions[0]).to.deep.include({ moves: [], releases: [], nextMs: 30_000 });
+      world.advance(29_999);
+      expect(world.job.status).to.equal('armed');
+      world.advance(1);
+      expect(world.job.status).to.equal('running');
+      const [start] = world.decisions[1]!.moves;
+      expect(start).to.deep.include({
+        command: 'start',
+        from: 'armed',
+        to: 'running',
+        reason: 'dispatch_at reached',
+      });
+      expect(start!.changes).to.deep.equal({ started_at: at + 30_000, stage_at: at + 30_000 });
+      expect(world.releases).to.deep.equal([[1, 1, 30_000]]);
+    });
+
+    it('ends a job whose settings no longer parse, saying why', () => {
+      const broken = parseActionSettings('restart', { backoff_cap: 'later' });
+      const armed = decideStep({ ...running, status: 'armed' }, counts(), broken, at);
+      expect(armed.moves.map((m) => [m.command, m.to])).to.deep.equal([
+        ['start', 'running'],
+        ['fail', 'failed'],
+      ]);
+      expect(armed.moves[1]!.reason).to.include('backoff_cap must be a duration');
+      expect(decideStep(running, counts(), broken, at).moves.map((m) => m.command)).to.deep.equal(['fail']);
+      expect(armed.nextMs).to.equal(undefined);
+    });
+
+    it('does nothing for a job that is not armed or running', () => {
+      for (const status of ['planned', 'paused', 'succeeded', 'failed', 'cancelled'] as const)
+        expect(decideStep({ ...running, status }, counts(), restart, at), status).to.deep.equal({
+          moves: [],
+          releases: [],
+          events: [],
+          nextMs: undefined,
+        });
+    });
+  });
+
+  describe('restart', () => {
+    it('grows its batches 1, 2, 4 up to batch_size while waits back off 1 s, 2 s, 4 s up to backoff_cap', () => {
+      const world = jobWorld('restart', { batch_size: 3, backoff_cap: '3s' }, 10);
+      // Every target comes back within 250 ms of its command; the wait runs from its return.
+      for (let i = 0; i < 60; i++) {
+        world.advance(250);
+        world.finish('succeeded');
+      }
+      expect(world.releases).to.deep.equal([
+        [1, 1, 0],
+        [2, 2, 1250],
+        [3, 3, 3250],
+        [4, 3, 6250],
+        [5, 1, 9250],
+      ]);
+      expect(world.job.status).to.equal('succeeded');
+    });
+
+    it('waits for every target of a batch before the next, looking again every second', () => {
+      const world = jobWorld('restart', { batch_size: 4, backoff_cap: '0s' }, 3);
+      world.advance(0);
+      world.advance(1000);
+      world.finish('succeeded');
+      world.advance(1000);
+      expect(world.releases.map((r) => r[1])).to.deep.equal([1, 2]);
+      world.finish('succeeded', (_, i) => i === 1);
+      world.advance(5000);
+      expect(world.releases).to.have.length(2);
+      expect(world.decisions.at(-1)).to.deep.include({ releases: [], nextMs: stepTickMs });
+    });
+
+    it('fails the targets that did not come back within reconnect_timeout, and goes on', () => {
+      const world = jobWorld('restart', { reconnect_timeout: '30s', batch_size: 2, backoff_cap: '0s' }, 3);
+      world.advance(0);
+      world.advance(30_000);
+      expect(world.targets[0]!.state).to.equal('in_flight');
+      world.advance(1000);
+      const late = world.decisions.find((d) => d.timeOut !== undefined)!;
+      expect(late.timeOut).to.deep.equal({
+        before: at + 1000,
+        reason: 'did not come back within reconnect_timeout',
+      });
+      expect(world.targets[0]!.state).to.equal('failed');
+      expect(late.releases).to.deep.equal([{ count: 2, stage: 2 }]);
+      world.finish('succeeded');
+      world.advance(1000);
+      expect(world.job.status).to.equal('failed');
+      expect(world.decisions.at(-1)!.moves[0]!.reason).to.equal('1 target(s) failed');
+    });
+
+    it('keeps a job recorded with a batch size in backoff_cap running as armed: no wait between batches', () => {
+      const world = jobWorld('restart', { backoff_cap: 2 }, 5);
+      for (let i = 0; i < 12; i++) {
+        world.advance(250);
+        world.finish('succeeded');
+      }
+      expect(world.releases).to.deep.equal([
+        [1, 1, 0],
+        [2, 2, 1000],
+        [3, 2, 2000],
+      ]);
+    });
+
+    it('succeeds when every target came back or was skipped', () => {
+      const world = jobWorld('restart', { backoff_cap: '0s' }, 1, { skipped: 2 });
+      world.advance(0);
+      world.finish('succeeded');
+      world.advance(1000);
+      expect(world.decisions.at(-1)!.moves[0]).to.deep.include({
+        command: 'succeed',
+        reason: 'every target succeeded or was skipped',
+      });
+      expect(world.decisions.at(-1)!.nextMs).to.equal(undefined);
+    });
+  });
+
+  describe('config rollout', () => {
+    const rollout = (over: Record<string, unknown> = {}) => ({ config: 'edge', revision: 3, ...over });
+
+    it('reaches its first stage at once and each later one when the stage finished and wait passed', () => {
+      const world = jobWorld('config_rollout', rollout({ stages: [1, '50%', '100%'], wait: '1m' }), 10);
+      world.advance(0);
+      expect(world.releases).to.deep.equal([[1, 1, 0]]);
+      expect(world.decisions[0]!.stage).to.deep.equal({ stage: 1, note: 'stage 1: 1 more target(s)' });
+      world.advance(10_000);
+      world.finish('succeeded');
+      world.advance(59_000);
+      expect(world.releases).to.have.length(1);
+      world.advance(1000);
+      expect(world.releases).to.deep.equal([
+        [1, 1, 0],
+        [2, 4, 70_000],
+      ]);
+      world.finish('succeeded');
+      world.advance(60_000);
+      expect(world.releases.at(-1)).to.deep.equal([3, 5, 130_000]);
+    });
+
+    it('makes its revision current and succeeds when every target finished', () => {
+      const world = jobWorld('config_rollout', rollout(), 2);
+      world.advance(0);
+      world.finish('succeeded');
+      world.advance(1000);
+      const last = world.decisions.at(-1)!;
+      expect(last.makeCurrent).to.deep.equal({ config: 'edge', revision: 3 });
+      expect(last.moves[0]).to.deep.include({ command: 'succeed', to: 'succeeded' });
+    });
+
+    it('fails, still making its revision current, when targets failed without tripping a gate', () => {
+      const world = jobWorld('config_rollout', rollout({ gates: { max_failed: 1 } }), 3);
+      world.advance(0);
+      world.finish('failed', (_, i) => i === 0);
+      world.finish('succeeded');
+      world.advance(1000);
+      const last = world.decisions.at(-1)!;
+      expect(last.makeCurrent).to.deep.equal({ config: 'edge', revision: 3 });
+      expect(last.moves[0]).to.deep.include({ command: 'fail', reason: '1 target(s) failed' });
+    });
+
+    it('fails targets that did not apply within apply_timeout, and counts them for max_failed', () => {
+      const world = jobWorld('config_rollout', rollout({ apply_timeout: '5m', gates: { max_failed: 0 } }), 2);
+      world.advance(0);
+      world.finish('succeeded', (_, i) => i === 1);
+      world.advance(300_000);
+      expect(world.job.status).to.equal('running');
+      world.advance(1000);
+      const trip = world.decisions.at(-1)!;
+      expect(trip.timeOut?.reason).to.equal('did not apply within apply_timeout');
+      expect(trip.moves[0]).to.deep.include({
+        command: 'trip',
+        to: 'paused',
+        gate: { gate: 'max_failed', limit: 0, count: 1 },
+      });
+    });
+
+    for (const [gate, key, mark] of [
+      ['max_failed', 'max_failed', { state: 'failed' }],
+      ['max_unhealthy', 'max_unhealthy', { unhealthy: true }],
+      ['max_disconnected', 'max_disconnected', { disconnected: true }],
+    ] as const)
+      it(`pauses the job when ${gate} is exceeded, and publishes the trip`, () => {
+        const world = jobWorld(
+          'config_rollout',
+          rollout({ stages: ['50%', '100%'], gates: { [key]: '25%' } }),
+          8,
+        );
+        world.advance(0);
+        Object.assign(world.targets[0]!, mark);
+        world.advance(1000);
+        expect(world.job.status, 'one of four reached is 25%: not exceeded').to.equal('running');
+        Object.assign(world.targets[1]!, mark);
+        world.advance(1000);
+        expect(world.job.status).to.equal('paused');
+        const trip = world.decisions.at(-1)!;
+        expect(trip.moves[0]!.changes).to.deep.equal({ paused_at: world.clock.now() });
+        expect(trip.moves[0]!.reason).to.equal(`${gate} exceeded: 2 > 1`);
+        expect(world.published).to.deep.equal([
+          { type: 'JobGateTripped', at: world.clock.now(), data: { jobId: 'job-1', gate } },
+        ]);
+        expect(trip.nextMs, 'a paused job waits for resume').to.equal(undefined);
+        expect(world.releases).to.have.length(1);
+      });
+
+    it('does not count a target that disconnected and then applied against max_disconnected', () => {
+      const world = jobWorld('config_rollout', rollout({ gates: { max_disconnected: 0 } }), 2);
+      world.advance(0);
+      Object.assign(world.targets[0]!, { disconnected: true });
+      world.finish('succeeded', (_, i) => i === 0);
+      world.advance(1000);
+      expect(world.job.status).to.equal('running');
+    });
+  });
+});

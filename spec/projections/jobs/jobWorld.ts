@@ -1,0 +1,135 @@
+// A job and its targets in memory, stepped by decideStep in virtual time: what the job stepper does
+// with PostgreSQL rows, done on plain data, so a spec can walk a job through its whole life and say
+// when each batch or stage went out. Targets are released in order; a step runs when the previous
+// one asked for it (nextMs), on the virtual clock.
+
+import {
+  decideStep,
+  timeOutOf,
+  type StepDecision,
+  type StepJob,
+} from '../../../src/projections/jobs/decideStep.ts';
+import { parseActionSettings } from '../../../src/projections/jobs/jobActions.ts';
+import type { TargetState } from '../../../src/projections/jobs/jobStore.ts';
+import { noTargets, type TargetCounts } from '../../../src/projections/jobs/targetCounts.ts';
+import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
+import { VirtualClock } from '../../support/virtualTime.ts';
+
+export interface WorldTarget {
+  state: TargetState;
+  stage: number | null;
+  releasedAt: number | null;
+  finishedAt: number | null;
+  unhealthy: boolean;
+  disconnected: boolean;
+}
+
+export interface JobWorld {
+  readonly clock: VirtualClock;
+  job: StepJob;
+  readonly targets: WorldTarget[];
+  readonly decisions: StepDecision[];
+  readonly published: FleetEvent[];
+  /** Batches or stages as released: [stage, count, at offset from the start]. */
+  readonly releases: [number, number, number][];
+  /** Runs the steps due within `ms`. */
+  advance(ms: number): void;
+  /** Ends the in-flight targets of a stage (or the given ones) as `state`, now. */
+  finish(state: 'succeeded' | 'failed', which?: (t: WorldTarget, i: number) => boolean): void;
+  counts(): TargetCounts;
+  /** Asks for a step now (a command or a target outcome does). */
+  poke(): void;
+}
+
+export function jobWorld(
+  action: string,
+  config: Record<string, unknown>,
+  eligible: number,
+  options: { skipped?: number; dueInMs?: number } = {},
+): JobWorld {
+  const clock = new VirtualClock();
+  const start = clock.now();
+  const settings = parseActionSettings(action, config);
+  const targets: WorldTarget[] = [
+    ...Array.from({ length: eligible }, () => target('pending')),
+    ...Array.from({ length: options.skipped ?? 0 }, () => ({ ...target('skipped'), finishedAt: start })),
+  ];
+  let pending: { unsubscribe(): void } | undefined;
+
+  function counts(): TargetCounts {
+    const byState = { ...noTargets };
+    for (const t of targets) byState[t.state] += 1;
+    const reached = targets.filter((t) => ['in_flight', 'succeeded', 'failed'].includes(t.state));
+    const late = settings.ok ? timeOutOf(settings.value, clock.now()).before : -Infinity;
+    return {
+      byState,
+      eligible: reached.length + byState.pending,
+      reached: reached.length,
+      failed: byState.failed,
+      unhealthy: reached.filter((t) => t.unhealthy).length,
+      disconnected: reached.filter((t) => t.disconnected && t.state !== 'succeeded').length,
+      lastFinishedAt: Math.max(0, ...targets.map((t) => t.finishedAt ?? 0)),
+      late: targets.filter((t) => t.state === 'in_flight' && t.releasedAt! < late).length,
+    };
+  }
+
+  function apply(d: StepDecision, now: number): void {
+    if (d.timeOut !== undefined)
+      for (const t of targets)
+        if (t.state === 'in_flight' && t.releasedAt! < d.timeOut.before)
+          Object.assign(t, ended('failed', now));
+    for (const m of d.moves)
+      world.job = { ...world.job, status: m.to, ...(m.changes.stage_at && { stageAt: now }) };
+    for (const r of d.releases) {
+      const next = targets.filter((t) => t.state === 'pending').slice(0, r.count);
+      for (const t of next) Object.assign(t, { state: 'in_flight', stage: r.stage, releasedAt: now });
+      world.releases.push([r.stage, next.length, now - start]);
+    }
+    if (d.stage !== undefined) world.job = { ...world.job, stage: d.stage.stage, stageAt: now };
+  }
+
+  function step(): void {
+    pending = undefined;
+    const now = clock.now();
+    const decision = decideStep(world.job, counts(), settings, now);
+    world.decisions.push(decision);
+    apply(decision, now);
+    world.published.push(...decision.events);
+    if (decision.nextMs !== undefined) schedule(decision.nextMs);
+  }
+
+  function schedule(ms: number): void {
+    pending?.unsubscribe();
+    pending = clock.scheduler.schedule(step, ms);
+  }
+
+  const world: JobWorld = {
+    clock,
+    job: { id: 'job-1', status: 'armed', stage: 0, stageAt: 0, dueAt: start + (options.dueInMs ?? 0) },
+    targets,
+    decisions: [],
+    published: [],
+    releases: [],
+    advance: (ms) => clock.advance(ms),
+    finish(state, which = (t) => t.state === 'in_flight') {
+      targets.forEach((t, i) => {
+        if (t.state === 'in_flight' && which(t, i)) Object.assign(t, ended(state, clock.now()));
+      });
+    },
+    counts,
+    poke: () => schedule(0),
+  };
+  schedule(0);
+  return world;
+}
+
+const target = (state: TargetState): WorldTarget => ({
+  state,
+  stage: null,
+  releasedAt: null,
+  finishedAt: null,
+  unhealthy: false,
+  disconnected: false,
+});
+
+const ended = (state: TargetState, at: number) => ({ state, finishedAt: at });

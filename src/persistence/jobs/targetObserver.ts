@@ -1,0 +1,127 @@
+// Target outcomes seen on this replica (docs/jobs.md "Outcomes"): the events of agents that are
+// targets in flight are folded into what was seen of each (evolveSeen), and what that means for
+// each target (decideObservation) is written in batches every `flushMs` on the injected scheduler;
+// the touched jobs get a step at once. Decided again when the targets are read again, so a command
+// a sibling sent, or a pin that changed the agent's desired hash, is judged against what was seen.
+
+import type pg from 'pg';
+import type { SchedulerLike, Subscription } from 'rxjs';
+import type { AgentEvent } from '../../events/fleetEvent.ts';
+import type { InstanceUid } from '../../events/ids.ts';
+import type { Logger } from '../../io/logger.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import {
+  decideObservation,
+  evolveSeen,
+  nothingSeen,
+  type SeenFacts,
+} from '../../projections/jobs/targetOutcome.ts';
+import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
+import { notifySql } from '../database/notifications.ts';
+import { observeTargetsSql, type TargetObservation } from './jobAgentsSql.ts';
+import { jobsChannel } from './jobSql.ts';
+import type { Target } from './jobTargetRows.ts';
+
+export interface TargetObserverDeps {
+  readonly pool: pg.Pool;
+  readonly scheduler: SchedulerLike;
+  readonly agentHere: (uid: InstanceUid) => AgentState | undefined;
+  readonly desiredFor: (agent: AgentState) => DesiredConfig | undefined;
+  readonly requestStep: (jobId: string) => Promise<void>;
+  readonly logger: Logger;
+  readonly flushMs?: number;
+}
+
+export interface TargetObserver {
+  /** The targets in flight now. */
+  update(targets: ReadonlyMap<InstanceUid, readonly Target[]>): void;
+  /** An event of an agent that is a target in flight. */
+  observe(event: AgentEvent, targets: readonly Target[]): void;
+  /** Writes the observations waiting now (also what the timer does). */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createTargetObserver(deps: TargetObserverDeps): TargetObserver {
+  const { pool, logger, scheduler } = deps;
+  const seen = new Map<InstanceUid, SeenFacts>();
+  /** What was last decided per job|agent, so a target is written again only when it changed. */
+  const decided = new Map<string, string>();
+  let waiting = new Map<string, TargetObservation>();
+  let flushing: Promise<void> | undefined;
+
+  function decide(target: Target): void {
+    const facts = seen.get(target.uid);
+    if (facts === undefined) return;
+    const agent = deps.agentHere(target.uid);
+    const desired = agent && deps.desiredFor(agent)?.hash;
+    const observation = decideObservation(target, facts, desired);
+    if (observation === undefined) return;
+    const key = `${target.jobId}|${target.uid}`;
+    const text = JSON.stringify(observation);
+    if (decided.get(key) === text) return;
+    decided.set(key, text);
+    waiting.set(key, { jobId: target.jobId, uid: target.uid, ...observation });
+  }
+
+  async function flushOnce(): Promise<void> {
+    if (waiting.size === 0) return;
+    const batch = [...waiting.values()];
+    waiting = new Map();
+    try {
+      const sql = observeTargetsSql(batch);
+      const touched = new Set(
+        (await pool.query<[string]>({ ...sql, rowMode: 'array' })).rows.map((r) => r[0]),
+      );
+      for (const jobId of touched) {
+        await pool.query(notifySql(jobsChannel, jobId));
+        await deps.requestStep(jobId);
+      }
+    } catch (error) {
+      // Kept for the next flush (newer observations of the same target win).
+      for (const o of batch) {
+        const key = `${o.jobId}|${o.uid}`;
+        if (!waiting.has(key)) waiting.set(key, o);
+      }
+      logger.warn({ err: error, targets: batch.length }, 'job target outcomes could not be written; retried');
+    }
+  }
+
+  function flush(): Promise<void> {
+    flushing ??= flushOnce().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  }
+
+  const flushMs = deps.flushMs ?? 200;
+  const timer: Subscription = scheduler.schedule(function tick() {
+    void flush();
+    this.schedule(undefined, flushMs);
+  }, flushMs);
+
+  return {
+    update(targets) {
+      for (const uid of seen.keys()) if (!targets.has(uid)) seen.delete(uid);
+      const live = new Set<string>();
+      for (const list of targets.values())
+        for (const t of list) {
+          live.add(`${t.jobId}|${t.uid}`);
+          decide(t);
+        }
+      for (const key of decided.keys()) if (!live.has(key)) decided.delete(key);
+    },
+    observe(event, targets) {
+      const before = seen.get(event.data.uid) ?? nothingSeen;
+      const after = evolveSeen(before, event);
+      if (after === before) return;
+      seen.set(event.data.uid, after);
+      for (const t of targets) decide(t);
+    },
+    flush,
+    async stop() {
+      timer.unsubscribe();
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+// One step of a job, decided (docs/jobs.md "Across replicas"): from the locked job, its target
+// counts and its settings at `now`, which moves it makes, which targets it releases and which facts
+// it publishes once the step's transaction committed. Pure: the job stepper loads, calls this,
+// applies the answer in one transaction, then publishes.
+
+import type { FleetEvent } from '../../events/fleetEvent.ts';
+import type { ActionSettings, Checked, RestartSettings, RolloutSettings } from './jobActions.ts';
+import { nextStatus, type JobCommand, type JobStatus } from './jobLifecycle.ts';
+import { restartBatchSize, restartWaitMs } from './restartPlan.ts';
+import { planRollout, trippedGate, type TrippedGate } from './rolloutPlan.ts';
+import { afterTimeouts, type TargetCounts } from './targetCounts.ts';
+
+/** How often a job that waits for its targets looks again. */
+export const stepTickMs = 1000;
+
+export interface StepJob {
+  readonly id: string;
+  readonly status: JobStatus;
+  /** Restart: batches sent. Rollout: stages reached. */
+  readonly stage: number;
+  /** When the current batch or stage was released (Unix ms; 0 before the first). */
+  readonly stageAt: number;
+  /** When an armed job starts running (dispatch_at; Unix ms). */
+  readonly dueAt: number;
+}
+
+/** The columns a move sets besides its status (Unix ms). */
+export interface MoveChanges {
+  readonly started_at?: number;
+  readonly stage_at?: number;
+  readonly paused_at?: number;
+  readonly finished_at?: number;
+}
+
+export interface JobMove {
+  readonly command: JobCommand;
+  readonly from: JobStatus;
+  readonly to: JobStatus;
+  readonly reason: string;
+  readonly changes: MoveChanges;
+  /** A trip: the gate; whoever applies it records the agents behind it. */
+  readonly gate?: TrippedGate;
+}
+
+/** Release the next `count` pending targets (in instance_uid order) in batch or stage `stage`. */
+export interface Release {
+  readonly count: number;
+  readonly stage: number;
+}
+
+export interface StepDecision {
+  /** Fail the targets in flight since before `before` (Unix ms), saying `reason`. */
+  readonly timeOut?: { readonly before: number; readonly reason: string };
+  readonly moves: readonly JobMove[];
+  readonly releases: readonly Release[];
+  /** The batch or stage the job reached in this step, and for a rollout its job-event note. */
+  readonly stage?: { readonly stage: number; readonly note?: string };
+  /** A finished rollout makes its revision the config's current one. */
+  readonly makeCurrent?: { readonly config: string; readonly revision: number };
+  /** Published after the step committed. */
+  readonly events: readonly FleetEvent[];
+  /** Ask for the next step after this long; undefined: the job waits for a command. */
+  readonly nextMs: number | undefined;
+}
+
+const idle: StepDecision = { moves: [], releases: [], events: [], nextMs: undefined };
+
+/** When targets in flight time out: a restart's reconnect_timeout, a rollout's apply_timeout. */
+export function timeOutOf(settings: ActionSettings, now: number): { before: number; reason: string } {
+  return settings.action === 'restart'
+    ? { before: now - settings.reconnectTimeoutMs, reason: 'did not come back within reconnect_timeout' }
+    : { before: now - settings.applyTimeoutMs, reason: 'did not apply within apply_timeout' };
+}
+
+function move(job: StepJob, command: JobCommand, reason: string, changes: MoveChanges): JobMove {
+  const to = nextStatus(job.status, command);
+  if (to === undefined) throw new Error(`a step cannot ${command} a ${job.status} job`);
+  return { command, from: job.status, to, reason, changes };
+}
+
+export function decideStep(
+  job: StepJob,
+  counts: TargetCounts,
+  settings: Checked<ActionSettings>,
+  now: number,
+): StepDecision {
+  if (job.status !== 'armed' && job.status !== 'running') return idle;
+  if (!settings.ok) {
+    // Armed with settings that no longer parse (they were checked at arming): end it, saying why.
+    const start = job.status === 'armed' ? [move(job, 'start', 'started', { started_at: now })] : [];
+    const fail = move({ ...job, status: 'running' }, 'fail', settings.error, { finished_at: now });
+    return { ...idle, moves: [...start, fail] };
+  }
+  if (job.status === 'armed') {
+    if (job.dueAt > now) return { ...idle, nextMs: job.dueAt - now };
+    const start = move(job, 'start', 'dispatch_at reached', { started_at: now, stage_at: now });
+    const running = decideRunning({ ...job, status: 'running', stageAt: now }, counts, settings.value, now);
+    return { ...running, moves: [start, ...running.moves] };
+  }
+  return decideRunning(job, counts, settings.value, now);
+}
+
+function decideRunning(
+  job: StepJob,
+  loaded: TargetCounts,
+  settings: ActionSettings,
+  now: number,
+): StepDecision {
+  const counts = afterTimeouts(loaded, now);
+  const decision =
+    settings.action === 'restart'
+      ? decideRestart(job, counts, settings, now)
+      : decideRollout(job, counts, settings, now);
+  return loaded.late > 0 ? { ...decision, timeOut: timeOutOf(settings, now) } : decision;
+}
+
+function finish(job: StepJob, counts: TargetCounts, now: number): JobMove {
+  const failed = counts.byState.failed;
+  return failed > 0
+    ? move(job, 'fail', `${failed} target(s) failed`, { finished_at: now })
+    : move(job, 'succeed', 'every target succeeded or was skipped', { finished_at: now });
+}
+
+function decideRestart(job: StepJob, counts: TargetCounts, s: RestartSettings, now: number): StepDecision {
+  if (counts.byState.in_flight > 0) return { ...idle, nextMs: stepTickMs };
+  if (counts.byState.pending === 0) return { ...idle, moves: [finish(job, counts, now)] };
+  const waited = now - Math.max(job.stageAt, counts.lastFinishedAt);
+  const wait = restartWaitMs(job.stage, s.backoffCapMs) - waited;
+  if (wait > 0) return { ...idle, nextMs: wait };
+  const stage = job.stage + 1;
+  const count = restartBatchSize(job.stage, s.batchSize, counts.eligible);
+  return { ...idle, releases: [{ count, stage }], stage: { stage }, nextMs: stepTickMs };
+}
+
+function decideRollout(job: StepJob, counts: TargetCounts, s: RolloutSettings, now: number): StepDecision {
+  const tripped = trippedGate(s.gates, counts);
+  if (tripped !== undefined) {
+    const reason = `${tripped.gate} exceeded: ${tripped.count} > ${tripped.limit}`;
+    const trip = { ...move(job, 'trip', reason, { paused_at: now }), gate: tripped };
+    const event: FleetEvent = {
+      type: 'JobGateTripped',
+      at: now,
+      data: { jobId: job.id, gate: tripped.gate },
+    };
+    return { ...idle, moves: [trip], events: [event] };
+  }
+  const progress = {
+    stage: job.stage,
+    stageAt: job.stageAt,
+    total: counts.eligible,
+    reached: counts.reached,
+    finished: counts.byState.succeeded + counts.byState.failed,
+    lastFinishedAt: counts.lastFinishedAt,
+  };
+  const plan = planRollout(progress, s.stages, s.waitMs, now);
+  if (plan.kind === 'wait') return { ...idle, nextMs: stepTickMs };
+  if (plan.kind === 'finish')
+    return {
+      ...idle,
+      moves: [finish(job, counts, now)],
+      makeCurrent: { config: s.config, revision: s.revision },
+    };
+  return {
+    ...idle,
+    releases: plan.assign > 0 ? [{ count: plan.assign, stage: plan.stage }] : [],
+    stage: { stage: plan.stage, note: `stage ${plan.stage}: ${plan.assign} more target(s)` },
+    nextMs: 0,
+  };
+}
