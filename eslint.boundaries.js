@@ -3,8 +3,9 @@
 // composition root (src/app.ts, src/fleetCore.ts, src/main.ts). A folder imports only folders below
 // it; web and telemetry are siblings and never import each other, nor the OpAMP listener
 // (src/io/opamp), which only the core factory wires. events and projections stay pure: no IO
-// libraries. import-x/no-cycle forbids import circles anywhere in src/ (type-only imports are erased
-// at runtime and not counted). spec/eslint/boundaries.spec.ts shows each rule failing on a fixture.
+// libraries. import-x/no-cycle forbids run-time import circles anywhere in src/; it does not count
+// type-only imports, so `npm run lint` also runs tools/importCycles.ts, which does.
+// spec/lint/boundaries.spec.ts shows each rule failing on a fixture.
 
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 

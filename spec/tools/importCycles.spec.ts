@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { findImportCycles } from '../../tools/importCycles.ts';
 
 function tree(files: Record<string, string>): string {
@@ -50,5 +51,10 @@ describe('import circle check', () => {
       'io/i.ts': "import { p } from '../projections/p.ts';\nimport 'pg';\nexport const i = p;\n",
     });
     expect(findImportCycles(dir)).to.deep.equal([]);
+  });
+
+  it('finds no circle in src/', () => {
+    const src = fileURLToPath(new URL('../../src', import.meta.url));
+    expect(findImportCycles(src)).to.deep.equal([]);
   });
 });
