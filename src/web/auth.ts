@@ -17,6 +17,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { ApiToken } from '../io/config/schema.ts';
 import { decideAccess, peerIdentity, type RolePolicy } from '../io/tls/peerIdentity.ts';
 import { sendRefusal, type RefusalReason } from './guard/refusal.ts';
+import { redactSecrets } from './views/redactSecrets.ts';
 
 export interface AuthOptions extends RolePolicy {
   /** Whether the listener verifies client certificates (ui_tls.client_ca_file is set). */
@@ -133,4 +134,15 @@ export function authorizeWrite(ctx: Context, allowUnauthenticated: boolean): Wri
 export function mayWrite(ctx: Context, allowUnauthenticated: boolean): boolean {
   const identity = (ctx.state as AuthState).identity;
   return identity === undefined ? allowUnauthenticated : identity.role === 'admin';
+}
+
+/**
+ * Whether this caller sees secrets in config bodies and effective configs whole: an admin identity
+ * only. Viewers and anonymous readers get them redacted (docs/security.md "Reads and redaction").
+ */
+export const seesSecrets = (ctx: Context): boolean => (ctx.state as AuthState).identity?.role === 'admin';
+
+/** How a config body is shown to this caller: whole, or with secret values redacted. */
+export function bodyShownTo(ctx: Context): (body: string) => string {
+  return seesSecrets(ctx) ? (body) => body : (body) => redactSecrets(body).text;
 }

@@ -13,7 +13,7 @@ import { configStateOf } from '../../projections/remoteConfig/configState.ts';
 import { bodyHashOf } from '../../projections/remoteConfig/desiredConfig.ts';
 import { previewConfig } from '../../projections/remoteConfig/previewConfig.ts';
 import { defaultContentType } from '../../projections/remoteConfig/validateConfig.ts';
-import { authorizeWrite } from '../auth.ts';
+import { authorizeWrite, bodyShownTo } from '../auth.ts';
 import { configView } from '../views/configView.ts';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { revisionNumber } from './configRoutes.ts';
@@ -51,7 +51,7 @@ export function configWriteRoutes(router: ApiRouter, deps: ApiDeps): void {
       { actor: author, action, config: name, revision: latest.revision, current: current?.revision ?? null },
       'remote config written',
     );
-    sendJson(ctx, status, configView(outcome.config, undefined, true));
+    sendJson(ctx, status, configView(outcome.config, undefined, bodyShownTo(ctx)));
   }
 
   router.post('/api/configs', async (ctx) => {

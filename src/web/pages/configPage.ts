@@ -14,7 +14,9 @@ import { configAgentRows } from './configAgents.ts';
 import { configBadge, configHref, configStateLabels } from './configStateLabels.ts';
 import { countColumns, sourceLocals } from './configsModel.ts';
 import { queryString } from './fleetRequest.ts';
-import { detectLanguage, highlight } from './highlight.ts';
+import { seesSecrets } from '../auth.ts';
+import { redactSecrets } from '../views/redactSecrets.ts';
+import { codeView } from './codeView.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { chooseRevisions } from './revisionChoice.ts';
 import { revisionDiff } from './revisionDiff.ts';
@@ -88,19 +90,21 @@ function revisionRows(name: string, revisions: readonly ConfigRevisionRecord[], 
   });
 }
 
-async function configLocals(deps: PagesDeps, name: string, params: URLSearchParams) {
+async function configLocals(deps: PagesDeps, name: string, params: URLSearchParams, reveal: boolean) {
   const [summary, revisions] = await Promise.all([deps.configs.get(name), deps.configs.revisions(name)]);
   if (summary === undefined || revisions === undefined || revisions.length === 0) return undefined;
   const current = summary.current?.revision ?? null;
   const shown = summary.current ?? summary.latest;
-  const language = detectLanguage(name, shown.contentType, shown.body);
   const choice = chooseRevisions(
     params,
     revisions.map((r) => r.revision),
     current,
   );
+  // Both sides redacted alike for a caller who does not see secrets, so the diff shows no value.
+  const seen = (r: ConfigRevisionRecord | undefined) =>
+    r === undefined || reveal ? r : { ...r, body: redactSecrets(r.body).text };
   const find = (n: number | undefined) => revisions.find((r) => r.revision === n);
-  const diff = choice.ok ? revisionDiff(find(choice.from), find(choice.to) ?? shown) : undefined;
+  const diff = choice.ok ? revisionDiff(seen(find(choice.from)), seen(find(choice.to) ?? shown)!) : undefined;
   const agents = await agentsLocals(deps, name, params);
   return {
     config: configView(summary, undefined),
@@ -108,9 +112,7 @@ async function configLocals(deps: PagesDeps, name: string, params: URLSearchPara
     shown: {
       revision: shown.revision,
       current: summary.current !== null,
-      language,
-      bytes: Buffer.byteLength(shown.body),
-      tokens: highlight(shown.body, language),
+      ...codeView(name, shown.contentType, shown.body, reveal),
     },
     revisions: revisionRows(name, revisions, current),
     choices: revisions.map((r) => ({
@@ -141,7 +143,7 @@ export function sendConfigNotFound(ctx: Context, deps: PagesDeps, fragment: bool
 export function mountConfigPage(router: Router, deps: PagesDeps): void {
   router.get('/configs/:name', async (ctx) => {
     const name = ctx.params.name ?? '';
-    const locals = await configLocals(deps, name, new URLSearchParams(ctx.querystring));
+    const locals = await configLocals(deps, name, new URLSearchParams(ctx.querystring), seesSecrets(ctx));
     if (locals === undefined) return sendConfigNotFound(ctx, deps, false);
     sendHtml(ctx, locals.status, deps.render('config', { title: name, nav: 'configs', ...locals }));
   });
