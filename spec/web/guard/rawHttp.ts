@@ -9,6 +9,9 @@ export interface RawResponse {
   readonly text: string;
 }
 
+const lengthOf = (body: string | Buffer | undefined): Record<string, string> =>
+  body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) };
+
 export function raw(
   url: string,
   options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
@@ -16,7 +19,8 @@ export function raw(
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
-      { method: options.method ?? 'GET', headers: options.headers ?? {} },
+      // A body always goes with its length: Node sends DELETE and OPTIONS bodies without one otherwise.
+      { method: options.method ?? 'GET', headers: { ...lengthOf(options.body), ...options.headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
