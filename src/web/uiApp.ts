@@ -43,6 +43,7 @@ export function createUiApp(deps: UiDeps): Koa {
     createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }),
   );
   if (deps.jobsUi) {
+    // jobsUiBasePath, not imported: src/persistence stays unloaded when persistence is off.
     app.use(jobsUiWriteRule('/jobs-ui', deps.api.allowUnauthenticatedWrites));
     app.use(deps.jobsUi);
   }

@@ -4,7 +4,7 @@
 // bodies too large or too deep, /jobs-ui writes), in one counter.
 
 import type { Context, Middleware, Next } from 'koa';
-import { refusalOf, type RequestHeaders, type RequestPolicy } from './requestRules.ts';
+import { originOf, refusalOf, type RequestHeaders, type RequestPolicy } from './requestRules.ts';
 import { sendRefusal, type CountRefusal, type RefusalState } from './refusal.ts';
 
 function headersOf(ctx: Context): RequestHeaders {
@@ -20,7 +20,10 @@ function headersOf(ctx: Context): RequestHeaders {
   };
 }
 
-export function createRequestGuard(policy: RequestPolicy, count: CountRefusal): Middleware {
+export function createRequestGuard(configured: RequestPolicy, count: CountRefusal): Middleware {
+  // `https://console.example/` in the config is the origin `https://console.example`.
+  const allowedOrigins = configured.allowedOrigins.map((o) => originOf(o) ?? o);
+  const policy = { ...configured, allowedOrigins };
   return async (ctx: Context, next: Next) => {
     const refusal = refusalOf(headersOf(ctx), policy);
     if (refusal !== undefined) {

@@ -53,7 +53,7 @@ export function hostProblem(host: string, allowedHosts: readonly string[]): stri
 }
 
 /** The origin (`scheme://host[:port]`) of an Origin header, or undefined when it is not one. */
-function originOf(origin: string): string | undefined {
+export function originOf(origin: string): string | undefined {
   try {
     const url = new URL(origin);
     return url.host === '' ? undefined : url.origin.toLowerCase();
