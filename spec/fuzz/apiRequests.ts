@@ -109,7 +109,7 @@ const deep = fc.integer({ min: 1, max: 3000 }).map((n) => `${'['.repeat(n)}${']'
 const validBodies = fc.oneof(
   fc.record(
     {
-      name: fc.oneof(fc.constantFrom('fuzzed', 'base'), fc.string({ maxLength: 70 })),
+      name: fc.oneof(fc.constantFrom('fuzzed', 'base', 'nul\u0000'), fc.string({ maxLength: 70 })),
       selector,
       body: fc.oneof(
         fc.constantFrom('a: 1\n', '{"a":1}', 'password: x\n', '[[[[', ': :'),
@@ -125,7 +125,7 @@ const validBodies = fc.oneof(
     {
       filter: selector,
       action: fc.constantFrom('restart', 'config_rollout', 'nope', ''),
-      submitted_by: fc.string({ maxLength: 20 }),
+      submitted_by: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('nul\u0000')),
       action_config: fc.oneof(
         fc.object(),
         fc.jsonValue(),

@@ -130,6 +130,16 @@ describe('the UI listener request guard', () => {
     expect(await refused('host')).to.equal(before + 3);
   });
 
+  it('refuses a JSON body holding a NUL character with 400 (the database takes none)', async () => {
+    const r = await raw(url('/api/jobs'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ filter: 'env=prod', action: 'restart', submitted_by: 'a\u0000b' }),
+    });
+    expect(r.status, r.text).to.equal(400);
+    expect(errorIn(r)).to.match(/NUL character/);
+  });
+
   it('refuses an action_config nested 10,000 levels deep with 400, not a stack overflow', async () => {
     const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
     const before = await refused('body_too_deep');

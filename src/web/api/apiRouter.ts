@@ -12,11 +12,18 @@ import { infoRoutes } from './infoRoutes.ts';
 import { jobControlRoutes } from './jobControlRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
 import { writeError } from './jsonResponse.ts';
+import { configNameProblem } from '../../projections/remoteConfig/validateConfig.ts';
 
 const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
 
 export function createApiMiddleware(deps: ApiDeps): Middleware {
   const router: ApiRouter = new Router({ strict: true });
+  // A name that cannot be a config's names none, and must not reach the database (a NUL byte makes
+  // PostgreSQL refuse the query). PUT only updates configs that exist, so it is a 404 there too.
+  router.param('name', (name, ctx, next) => {
+    if (configNameProblem(name) === undefined) return next();
+    return ctx.throw(404, `no config ${name}`);
+  });
   agentRoutes(router, deps);
   // Before the read routes: POST /api/configs/preview is not a config named "preview".
   configWriteRoutes(router, deps);

@@ -20,18 +20,23 @@ export type BodyResult =
 /** Deeper than any request this API takes (a job's action_config is two or three levels). */
 export const maxJsonDepth = 64;
 
-/** The deepest nesting of objects and arrays in a JSON text, strings skipped. Linear. */
-export function jsonDepth(text: string): number {
+/**
+ * The deepest nesting of objects and arrays in a JSON text, and whether a string in it holds a NUL
+ * (`\u0000`: PostgreSQL's text and jsonb refuse it, so no field can take it). One linear scan.
+ */
+export function jsonShape(text: string): { readonly depth: number; readonly nul: boolean } {
   let depth = 0;
   let deepest = 0;
+  let nul = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
-      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++)
+        if (text.charCodeAt(i) === 0x5c /* \ */) nul ||= text.startsWith('u0000', ++i);
     } else if (c === 0x7b || c === 0x5b /* { [ */) deepest = Math.max(deepest, ++depth);
     else if (c === 0x7d || c === 0x5d /* } ] */) depth--;
   }
-  return deepest;
+  return { depth: deepest, nul };
 }
 
 function tooLarge(limit: number): BodyResult {
@@ -58,7 +63,14 @@ export async function readJsonBody(
   } catch {
     return { ok: false, status: 400, error: 'request body is not valid UTF-8' };
   }
-  if (jsonDepth(text) > maxJsonDepth)
+  const shape = jsonShape(text);
+  if (shape.nul)
+    return {
+      ok: false,
+      status: 400,
+      error: 'request body holds a NUL character (\\u0000), which no field takes',
+    };
+  if (shape.depth > maxJsonDepth)
     return {
       ok: false,
       status: 400,

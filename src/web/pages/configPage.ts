@@ -9,6 +9,7 @@ import type { ConfigRevisionRecord } from '../../events/configData.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { matchAll } from '../../projections/filter/fleetFilter.ts';
 import { configStates, type ConfigState } from '../../projections/remoteConfig/configState.ts';
+import { configNameProblem } from '../../projections/remoteConfig/validateConfig.ts';
 import { configView, countConfigAgents, revisionView } from '../views/configView.ts';
 import { configAgentRows } from './configAgents.ts';
 import { configBadge, configHref, configStateLabels } from './configStateLabels.ts';
@@ -143,13 +144,15 @@ export function sendConfigNotFound(ctx: Context, deps: PagesDeps, fragment: bool
 export function mountConfigPage(router: Router, deps: PagesDeps): void {
   router.get('/configs/:name', async (ctx) => {
     const name = ctx.params.name ?? '';
+    if (configNameProblem(name) !== undefined) return sendConfigNotFound(ctx, deps, false);
     const locals = await configLocals(deps, name, new URLSearchParams(ctx.querystring), seesSecrets(ctx));
     if (locals === undefined) return sendConfigNotFound(ctx, deps, false);
     sendHtml(ctx, locals.status, deps.render('config', { title: name, nav: 'configs', ...locals }));
   });
   router.get('/partials/configs/:name/agents', async (ctx) => {
     const name = ctx.params.name ?? '';
-    if ((await deps.configs.get(name)) === undefined) return sendConfigNotFound(ctx, deps, true);
+    if (configNameProblem(name) !== undefined || (await deps.configs.get(name)) === undefined)
+      return sendConfigNotFound(ctx, deps, true);
     const locals = await agentsLocals(deps, name, new URLSearchParams(ctx.querystring));
     sendHtml(ctx, locals.error === undefined ? 200 : 400, deps.render('partials/configAgents', locals));
   });
