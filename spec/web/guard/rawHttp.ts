@@ -12,10 +12,23 @@ export interface RawResponse {
 const lengthOf = (body: string | Buffer | undefined): Record<string, string> =>
   body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) };
 
-export function raw(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<RawResponse> {
+type RawOptions = { method?: string; headers?: Record<string, string>; body?: string | Buffer };
+
+/**
+ * One request. A kept-alive socket the server closed as idle just as this request went out fails
+ * with ECONNRESET before the server saw anything; as Node's documentation advises, that one is sent
+ * again on a new socket. Any other error fails.
+ */
+export async function raw(url: string, options: RawOptions = {}): Promise<RawResponse> {
+  try {
+    return await once(url, options);
+  } catch (error) {
+    if ((error as { staleSocket?: boolean }).staleSocket === true) return once(url, options);
+    throw error;
+  }
+}
+
+function once(url: string, options: RawOptions): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
@@ -34,7 +47,10 @@ export function raw(
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = error.code === 'ECONNRESET' && req.reusedSocket;
+      reject(stale ? Object.assign(error, { staleSocket: true }) : error);
+    });
     req.end(options.body);
   });
 }
