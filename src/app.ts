@@ -245,7 +245,13 @@ export function createApp(config: Config, deps: AppDeps): App {
     jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,
     history: history.history,
-    auth: createUiAuth({ ...authOptions('ui'), tokens: config.auth.api_tokens }),
+    requestPolicy: { allowedHosts: config.ui.allowed_hosts, allowedOrigins: config.ui.allowed_origins },
+    countRefusal: metrics.uiRefused,
+    auth: createUiAuth({
+      ...authOptions('ui'),
+      tokens: config.auth.api_tokens,
+      anonymousReads: config.auth.anonymous_reads,
+    }),
   });
 
   const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};

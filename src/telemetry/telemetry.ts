@@ -32,6 +32,7 @@ import {
 import { mountPprof } from './pprof/pprofRoutes.ts';
 import { createProfiler, type Profiler } from './pprof/profiler.ts';
 import { registerServerMetrics, type ObserveRequest, type ProtocolCounters } from './serverMetrics.ts';
+import { registerUiRefusalMetrics, type CountUiRefusal } from './uiRefusalMetrics.ts';
 import { createTelemetryApp } from './telemetryApp.ts';
 
 export interface TelemetryDeps {
@@ -62,6 +63,8 @@ export interface Telemetry {
   readonly protocol: ProtocolCounters;
   /** svc_api_requests_total and svc_api_request_duration_seconds. */
   readonly observeRequest: ObserveRequest;
+  /** svc_ui_requests_refused_total{reason}. */
+  readonly uiRefused: CountUiRefusal;
   /** Registers the persistence metrics (persistence on only, SPEC rule 1) and returns their sink. */
   persistenceMetrics(gauges: PersistenceGaugeSources): PersistenceMetricsSink;
   /** Registers the job metrics (persistence on only), reading job counts at scrape time. */
@@ -113,6 +116,7 @@ export function createTelemetry(deps: TelemetryDeps): Telemetry {
     fleet,
     protocol,
     observeRequest,
+    uiRefused: registerUiRefusalMetrics(server),
     persistenceMetrics: (gauges) => registerPersistenceMetrics({ server, fleet, ...gauges }),
     jobMetrics: (counts) => registerJobMetrics(fleet, counts, counters),
     listener,

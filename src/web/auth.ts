@@ -6,7 +6,7 @@
 //   with `WWW-Authenticate: Bearer`.
 // - Otherwise, with ui_tls.client_ca_file set: the client certificate's SPIFFE id mapped to a role;
 //   none, or role `none`, is 403.
-// - Otherwise the request is anonymous: it may read.
+// - Otherwise the request is anonymous: it may read, unless auth.anonymous_reads is false (401).
 // A request that is not a read (GET, HEAD, OPTIONS) from an identity needs `admin`. Writes that
 // change what agents run (configs, job actions) also need an identity: authorizeWrite refuses an
 // anonymous one (403) unless auth.allow_unauthenticated_writes is true. Recording a planned job
@@ -16,13 +16,17 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import type { ApiToken } from '../io/config/schema.ts';
 import { decideAccess, peerIdentity, type RolePolicy } from '../io/tls/peerIdentity.ts';
+import { sendRefusal, type RefusalReason } from './guard/refusal.ts';
+import { redactSecrets } from './views/redactSecrets.ts';
 
 export interface AuthOptions extends RolePolicy {
   /** Whether the listener verifies client certificates (ui_tls.client_ca_file is set). */
   readonly enabled: boolean;
   /** auth.api_tokens. */
   readonly tokens?: readonly ApiToken[];
-  /** Sees every refusal (debug logging). Authentication metrics do not exist (SPEC "Metrics"). */
+  /** auth.anonymous_reads: whether a request without token or certificate may read (default true). */
+  readonly anonymousReads?: boolean;
+  /** Sees every refusal (debug logging); the request guard counts them (svc_ui_requests_refused_total). */
   readonly onDenied?: ((path: string, reason: string) => void) | undefined;
 }
 
@@ -43,16 +47,18 @@ export interface AuthState {
 const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const isRead = (method: string): boolean => readMethods.has(method);
 
-function refuse(ctx: Context, status: 401 | 403, reason: string, options: AuthOptions): void {
+function refuse(
+  ctx: Context,
+  status: 401 | 403,
+  reason: string,
+  options: AuthOptions,
+  counted: RefusalReason = status === 401 ? 'unauthorized' : 'forbidden',
+): void {
   options.onDenied?.(ctx.path, reason);
-  ctx.status = status;
-  ctx.set('Cache-Control', 'no-store');
-  if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="opamp-fleet-server", error="invalid_token"');
-  const word = status === 401 ? 'unauthorized' : 'forbidden';
-  if (ctx.path.startsWith('/api/')) ctx.body = { error: `${word}: ${reason}` };
-  else {
-    ctx.type = 'text/plain';
-    ctx.body = `${word}: ${reason}\n`;
+  sendRefusal(ctx, status, counted, reason);
+  if (status === 401) {
+    const error = counted === 'reads_closed' ? '' : ', error="invalid_token"';
+    ctx.set('WWW-Authenticate', `Bearer realm="opamp-fleet-server"${error}`);
   }
 }
 
@@ -82,6 +88,11 @@ export function createUiAuth(options: AuthOptions): Middleware {
   const tokens = new Map((options.tokens ?? []).map((t) => [t.sha256, t]));
   return async (ctx: Context, next: Next) => {
     const who = identify(ctx, options, tokens);
+    if (who === 'anonymous' && options.anonymousReads === false) {
+      const why =
+        'this service does not answer anonymous requests (auth.anonymous_reads: false); present an API token or a client certificate';
+      return refuse(ctx, 401, why, options, 'reads_closed');
+    }
     if (who !== 'anonymous') {
       if ('status' in who) return refuse(ctx, who.status, who.reason, options);
       if (who.role !== 'admin' && !isRead(ctx.method))
@@ -123,4 +134,15 @@ export function authorizeWrite(ctx: Context, allowUnauthenticated: boolean): Wri
 export function mayWrite(ctx: Context, allowUnauthenticated: boolean): boolean {
   const identity = (ctx.state as AuthState).identity;
   return identity === undefined ? allowUnauthenticated : identity.role === 'admin';
+}
+
+/**
+ * Whether this caller sees secrets in config bodies and effective configs whole: an admin identity
+ * only. Viewers and anonymous readers get them redacted (docs/security.md "Reads and redaction").
+ */
+export const seesSecrets = (ctx: Context): boolean => (ctx.state as AuthState).identity?.role === 'admin';
+
+/** How a config body is shown to this caller: whole, or with secret values redacted. */
+export function bodyShownTo(ctx: Context): (body: string) => string {
+  return seesSecrets(ctx) ? (body) => body : (body) => redactSecrets(body).text;
 }

@@ -6,6 +6,10 @@ import type { FleetHistory } from '../projections/history/fleetHistory.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
 import type { ApiDeps } from './api/apiDeps.ts';
 import { createApiMiddleware } from './api/apiRouter.ts';
+import { jobsUiWriteRule } from './guard/jobsUiWrites.ts';
+import type { CountRefusal } from './guard/refusal.ts';
+import { createRequestGuard } from './guard/requestGuard.ts';
+import type { RequestPolicy } from './guard/requestRules.ts';
 import { createPagesRouter } from './pages/pagesRouter.ts';
 import type { FleetReader } from './read/fleetReader.ts';
 
@@ -22,19 +26,30 @@ export interface UiDeps {
   readonly auth?: Middleware | undefined;
   /** The fleet over time for the status and fleet pages' charts. */
   readonly history?: Pick<FleetHistory, 'read'> | undefined;
+  /** ui.allowed_hosts and ui.allowed_origins (none: any Host, only the listener's own origin). */
+  readonly requestPolicy?: RequestPolicy;
+  /** svc_ui_requests_refused_total{reason}. */
+  readonly countRefusal?: CountRefusal;
   /** The job-queue UI under /jobs-ui; present only when database.host is set (SPEC durability rule 22). */
   readonly jobsUi?: Middleware | undefined;
 }
 
 export function createUiApp(deps: UiDeps): Koa {
   const app = new Koa();
-  // Authorization comes before everything: API, pages, /static and /jobs-ui (SPEC "Authentication" 1).
+  // The host and cross-site rules, then authorization, come before everything: API, pages, /static
+  // and /jobs-ui (SPEC "Authentication" 1; docs/security.md).
+  const policy = deps.requestPolicy ?? { allowedHosts: [], allowedOrigins: [] };
+  app.use(createRequestGuard(policy, deps.countRefusal ?? (() => undefined)));
   if (deps.auth) app.use(deps.auth);
   // Then: /api/* never reaches the UI routes (SPEC UI rule 6).
   app.use(
     createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }),
   );
-  if (deps.jobsUi) app.use(deps.jobsUi);
+  if (deps.jobsUi) {
+    // jobsUiBasePath, not imported: src/persistence stays unloaded when persistence is off.
+    app.use(jobsUiWriteRule('/jobs-ui', deps.api.allowUnauthenticatedWrites));
+    app.use(deps.jobsUi);
+  }
   const pages = createPagesRouter({
     registry: deps.registry,
     reader: deps.reader,

@@ -42,6 +42,7 @@ describe('configuration', () => {
       default_role: 'none',
       api_tokens: [],
       allow_unauthenticated_writes: false,
+      anonymous_reads: true,
     });
     expect(c.remote_config).to.deep.equal({ dir: '' });
     expect(Object.isFrozen(c.fleet)).to.equal(true);

@@ -164,6 +164,15 @@ describe('remote config API', () => {
     expect((await call('GET', '/api/configs', undefined, viewerToken)).status).to.equal(200);
   });
 
+  it('answers 404 for a name no config can have, a NUL byte included, without asking the database', async () => {
+    for (const path of ['/api/configs/%00', '/api/configs/a%00b/revisions', '/api/configs/UPPER/agents'])
+      expect((await call('GET', path)).status, path).to.equal(404);
+    expect((await call('DELETE', '/api/configs/%00')).status).to.equal(404);
+    expect((await call('PUT', '/api/configs/%00', base)).status).to.equal(404);
+    expect((await request(`${app.urls.ui}/configs/%00`)).status).to.equal(404);
+    expect((await request(`${app.urls.ui}/partials/configs/%00/agents`)).status).to.equal(404);
+  });
+
   it('deletes a config, keeping its history for when the name comes back', async () => {
     const removed = await call('DELETE', '/api/configs/exporters?revision=5');
     expect(removed.status, removed.text).to.equal(200);

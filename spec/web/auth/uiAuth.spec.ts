@@ -153,7 +153,11 @@ describe('UI listener role defaults and plain TLS', () => {
     try {
       const tls = { ca: pki.ca.cert, cert: unmapped.cert, key: unmapped.key };
       expect((await httpsRequest(`${app.urls.ui}/api/status`, tls)).status).to.equal(200);
-      const post = await httpsRequest(`${app.urls.ui}/api/jobs`, tls, { method: 'POST', body: jobBody });
+      const post = await httpsRequest(`${app.urls.ui}/api/jobs`, tls, {
+        method: 'POST',
+        body: jobBody,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(post.status).to.equal(403);
     } finally {
       await app.stop();

@@ -81,6 +81,7 @@ export const configSchema = Joi.object({
     default_role: Joi.string().valid('none', 'viewer', 'admin').default('none'),
     api_tokens: Joi.array().items(apiToken).unique('name').unique('sha256').default([]),
     allow_unauthenticated_writes: Joi.boolean().default(false),
+    anonymous_reads: Joi.boolean().default(true),
   }).default(),
   remote_config: Joi.object({
     dir: Joi.string().allow('').default(''),
@@ -100,7 +101,18 @@ export const configSchema = Joi.object({
   }).default(),
   shutdown: Joi.object({ drain_delay: duration('5s', { allowZero: true }) }).default(),
   metrics: Joi.object({ per_agent_series_limit: Joi.number().integer().min(0).default(1000) }).default(),
-  ui: Joi.object({ poll_interval: duration('5s') }).default(),
+  ui: Joi.object({
+    poll_interval: duration('5s'),
+    allowed_hosts: Joi.array().items(Joi.string().min(1).lowercase()).unique().default([]),
+    allowed_origins: Joi.array()
+      .items(
+        Joi.string()
+          .uri({ scheme: ['http', 'https'] })
+          .lowercase(),
+      )
+      .unique()
+      .default([]),
+  }).default(),
   debug: Joi.object({
     pprof_enabled: Joi.boolean().default(false),
     record_file: Joi.string().allow('').default(''),
@@ -172,6 +184,8 @@ export interface Config {
     readonly api_tokens: readonly ApiToken[];
     /** Lets requests without authentication write (configs, job actions). Off unless set. */
     readonly allow_unauthenticated_writes: boolean;
+    /** Lets requests without authentication read (UI and API). On unless set to false. */
+    readonly anonymous_reads: boolean;
   };
   /** Agents' credentials (docs/security.md): none configured means agents are not authenticated. */
   readonly agents: { readonly tokens: readonly EnrollmentToken[] };
@@ -186,7 +200,13 @@ export interface Config {
   };
   readonly shutdown: { readonly drain_delay: number };
   readonly metrics: { readonly per_agent_series_limit: number };
-  readonly ui: { readonly poll_interval: number };
+  readonly ui: {
+    readonly poll_interval: number;
+    /** Host header values (`name` or `name:port`) the UI listener answers; empty: any. */
+    readonly allowed_hosts: readonly string[];
+    /** Origins (scheme://host[:port]) besides the listener's own that may send writes. */
+    readonly allowed_origins: readonly string[];
+  };
   readonly debug: { readonly pprof_enabled: boolean; readonly record_file: string };
   readonly opamp: { readonly max_message_bytes: number; readonly max_connections: number };
   readonly database: {

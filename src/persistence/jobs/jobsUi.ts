@@ -1,11 +1,13 @@
 // The job-queue UI (SPEC durability rule 22, UI listener `/jobs-ui/...`): pg-boss's own dashboard,
 // a Fetch-style handler, bridged into koa. It is created only when database.host is set, and the UI
 // listener mounts it behind the same authentication as every other path there. The dashboard's own
-// credential check stays off: the listener authenticates.
+// credential check stays off: the listener authenticates, and its request guard and write rule
+// (src/web/guard) decide who may post here. Bodies are capped; reads carry none.
 
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Context, Middleware, Next } from 'koa';
+import { readCappedBody } from '../../io/http/readCappedBody.ts';
 
 export const jobsUiBasePath = '/jobs-ui';
 
@@ -18,11 +20,15 @@ export interface JobsUi {
 
 const isUnder = (path: string) => path === jobsUiBasePath || path.startsWith(`${jobsUiBasePath}/`);
 
-async function readBody(ctx: Context): Promise<Buffer | undefined> {
-  if (ctx.method === 'GET' || ctx.method === 'HEAD') return undefined;
-  const parts: Buffer[] = [];
-  for await (const chunk of ctx.req) parts.push(chunk as Buffer);
-  return Buffer.concat(parts);
+/** The dashboard's own requests are small JSON; the JSON API's smallest cap is about this size. */
+export const maxJobsUiBodyBytes = 64 * 1024;
+
+const bodiless = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The body to pass on: none for reads (never read), 'too large' past the cap (never held whole). */
+async function readBody(ctx: Context): Promise<Buffer | undefined | 'too large'> {
+  if (bodiless.has(ctx.method)) return undefined;
+  return (await readCappedBody(ctx.req, maxJobsUiBodyBytes)) ?? 'too large';
 }
 
 function toRequest(ctx: Context, body: Buffer | undefined): Request {
@@ -56,7 +62,15 @@ export function bridgeFetchHandler(handler: FetchHandler): Middleware {
       await next();
       return;
     }
-    const response = await handler(toRequest(ctx, await readBody(ctx)));
+    const body = await readBody(ctx);
+    if (body === 'too large') {
+      ctx.status = 413;
+      ctx.set('Connection', 'close');
+      ctx.type = 'text/plain';
+      ctx.body = `payload too large: the job-queue UI takes bodies of at most ${maxJobsUiBodyBytes} bytes\n`;
+      return;
+    }
+    const response = await handler(toRequest(ctx, body));
     writeResponse(ctx, response);
   };
 }

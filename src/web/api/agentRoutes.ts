@@ -1,5 +1,6 @@
 // GET /api/agents (filtered, paginated summaries) and GET /api/agents/{id} (detail).
 
+import { bodyShownTo } from '../auth.ts';
 import { parseInstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { configStateOf } from '../../projections/remoteConfig/configState.ts';
@@ -44,6 +45,6 @@ export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
       return ctx.throw(500, 'agent store unavailable', { expose: true });
     }
     if (agent === undefined) return ctx.throw(404, `agent ${JSON.stringify(id)} not found`);
-    sendJson(ctx, 200, agentDetail(agent, deps.desired.desiredFor(agent)));
+    sendJson(ctx, 200, agentDetail(agent, deps.desired.desiredFor(agent), bodyShownTo(ctx)));
   });
 }

@@ -13,12 +13,19 @@ import { jobControlRoutes } from './jobControlRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
 import { openapiRoutes } from './openapiRoutes.ts';
 import { writeError } from './jsonResponse.ts';
+import { configNameProblem } from '../../projections/remoteConfig/validateConfig.ts';
 
 const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
 
 /** Every route of the API (also read by the spec that holds the OpenAPI document to them). */
 export function createApiRouter(deps: ApiDeps): ApiRouter {
   const router: ApiRouter = new Router({ strict: true });
+  // A name that cannot be a config's names none, and must not reach the database (a NUL byte makes
+  // PostgreSQL refuse the query). PUT only updates configs that exist, so it is a 404 there too.
+  router.param('name', (name, ctx, next) => {
+    if (configNameProblem(name) === undefined) return next();
+    return ctx.throw(404, `no config ${name}`);
+  });
   agentRoutes(router, deps);
   // Before the read routes: POST /api/configs/preview is not a config named "preview".
   configWriteRoutes(router, deps);

@@ -2,6 +2,7 @@
 // one config with its body, its revisions, one revision, and the agents a config targets with where
 // each stands. Counts come from the merged fleet (this replica and, with persistence, the store).
 
+import { bodyShownTo } from '../auth.ts';
 import type { Context } from 'koa';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { matchAll } from '../../projections/filter/fleetFilter.ts';
@@ -41,7 +42,7 @@ export function configRoutes(router: ApiRouter, deps: ApiDeps): void {
     if (summary === undefined) return ctx.throw(404, `no config ${name}`);
     const agents = await fleet();
     const counts = countConfigAgents(agents.agents, desiredFor).get(name);
-    sendJson(ctx, 200, { ...configView(summary, counts, true), partial: agents.partial });
+    sendJson(ctx, 200, { ...configView(summary, counts, bodyShownTo(ctx)), partial: agents.partial });
   });
 
   router.get('/api/configs/:name/revisions', async (ctx) => {
@@ -58,7 +59,10 @@ export function configRoutes(router: ApiRouter, deps: ApiDeps): void {
     const [summary, revision] = await Promise.all([deps.configs.get(name), deps.configs.revision(name, n)]);
     if (summary === undefined || revision === undefined)
       return ctx.throw(404, `config ${name} has no revision ${n}`);
-    sendJson(ctx, 200, { name, ...revisionView(revision, summary.current?.revision ?? null, true) });
+    sendJson(ctx, 200, {
+      name,
+      ...revisionView(revision, summary.current?.revision ?? null, bodyShownTo(ctx)),
+    });
   });
 
   router.get('/api/configs/:name/agents', async (ctx) => {

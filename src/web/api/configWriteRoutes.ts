@@ -13,26 +13,20 @@ import { configStateOf } from '../../projections/remoteConfig/configState.ts';
 import { bodyHashOf } from '../../projections/remoteConfig/desiredConfig.ts';
 import { previewConfig } from '../../projections/remoteConfig/previewConfig.ts';
 import { defaultContentType } from '../../projections/remoteConfig/validateConfig.ts';
-import { authorizeWrite } from '../auth.ts';
+import { authorizeWrite, bodyShownTo } from '../auth.ts';
 import { configView } from '../views/configView.ts';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { revisionNumber } from './configRoutes.ts';
 import { parseBase, parseCreate, parsePreview, parseUpdate } from './configRequest.ts';
 import { sendJson } from './jsonResponse.ts';
-import { readJsonBody } from './readJsonBody.ts';
+import { readJsonRequest } from './readJsonBody.ts';
 
 /** A config body is at most 1 MiB; JSON escaping can make its text several times larger. */
 export const maxConfigRequestBytes = 8 * 1024 * 1024;
 const previewLimit = 100;
 
-async function jsonBody(ctx: Context, allowEmpty = false): Promise<unknown> {
-  const body = await readJsonBody(ctx.req, maxConfigRequestBytes, { allowEmpty });
-  if (!body.ok) {
-    if (body.status === 413) ctx.set('Connection', 'close');
-    return ctx.throw(body.status, body.error);
-  }
-  return body.value;
-}
+const jsonBody = (ctx: Context, allowEmpty = false): Promise<unknown> =>
+  readJsonRequest(ctx, maxConfigRequestBytes, { allowEmpty });
 
 export function configWriteRoutes(router: ApiRouter, deps: ApiDeps): void {
   /** The author of a write, after the source and authorization checks; throws the refusal. */
@@ -57,7 +51,7 @@ export function configWriteRoutes(router: ApiRouter, deps: ApiDeps): void {
       { actor: author, action, config: name, revision: latest.revision, current: current?.revision ?? null },
       'remote config written',
     );
-    sendJson(ctx, status, configView(outcome.config, undefined, true));
+    sendJson(ctx, status, configView(outcome.config, undefined, bodyShownTo(ctx)));
   }
 
   router.post('/api/configs', async (ctx) => {

@@ -15,14 +15,12 @@ import { jobView } from '../views/jobView.ts';
 import { createJobCommands, type CommandOutcome, type JobCommands } from '../write/jobCommands.ts';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
-import { readJsonBody } from './readJsonBody.ts';
+import { readJsonRequest } from './readJsonBody.ts';
 
 export const maxCommandBytes = 16 * 1024;
 
 async function commandBody(ctx: Context): Promise<Record<string, unknown>> {
-  const body = await readJsonBody(ctx.req, maxCommandBytes, { allowEmpty: true });
-  if (!body.ok) return ctx.throw(body.status, body.error);
-  const value = body.value ?? {};
+  const value = (await readJsonRequest(ctx, maxCommandBytes, { allowEmpty: true })) ?? {};
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return ctx.throw(400, 'request body must be a JSON object');
   return value as Record<string, unknown>;

@@ -6,7 +6,7 @@ import type { Job } from '../../projections/jobs/jobStore.ts';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
 import { validateNewJob } from './newJob.ts';
-import { readJsonBody } from './readJsonBody.ts';
+import { readJsonRequest } from './readJsonBody.ts';
 
 export const maxJobBodyBytes = 64 * 1024;
 
@@ -15,13 +15,7 @@ export function jobRoutes(router: ApiRouter, deps: ApiDeps): void {
     const store = deps.jobStore;
     if (store === undefined)
       return ctx.throw(503, 'jobs need persistence: database.host is not set', { expose: true });
-    const body = await readJsonBody(ctx.req, maxJobBodyBytes);
-    if (!body.ok) {
-      // The unread rest of an oversized body is not worth keeping the connection for.
-      if (body.status === 413) ctx.set('Connection', 'close');
-      return ctx.throw(body.status, body.error);
-    }
-    const valid = validateNewJob(body.value);
+    const valid = validateNewJob(await readJsonRequest(ctx, maxJobBodyBytes));
     if (!valid.ok) return ctx.throw(400, valid.error);
     let job: Job;
     try {

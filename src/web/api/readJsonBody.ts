@@ -1,46 +1,51 @@
-// Reads a JSON request body with a byte limit. A declared Content-Length over the limit is refused
-// before reading; a streamed body is cut off as soon as it passes the limit (the rest is discarded
-// by Node after the response), so an oversized body never sits in memory in full.
+// Reads a JSON request body with a byte limit (readCappedBody.ts) and a nesting limit: every route
+// after this walks the value recursively (validation, storage, JSON.stringify), so a body nested
+// deeper than maxJsonDepth is a 400 before it is even parsed, found by one linear scan.
 
 import type { IncomingMessage } from 'node:http';
+import type { Context } from 'koa';
+import { readCappedBody } from '../../io/http/readCappedBody.ts';
+import type { RefusalState } from '../guard/refusal.ts';
 
 export type BodyResult =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly status: 400 | 413; readonly error: string };
+  | {
+      readonly ok: false;
+      readonly status: 400 | 413;
+      readonly error: string;
+      /** Set when a limit refused the body (counted in svc_ui_requests_refused_total). */
+      readonly limit?: 'body_too_large' | 'body_too_deep';
+    };
 
-function tooLarge(limit: number): BodyResult {
-  return { ok: false, status: 413, error: `request body is larger than ${limit} bytes` };
+/** Deeper than any request this API takes (a job's action_config is two or three levels). */
+export const maxJsonDepth = 64;
+
+/**
+ * The deepest nesting of objects and arrays in a JSON text, and whether a string in it holds a NUL
+ * (`\u0000`: PostgreSQL's text and jsonb refuse it, so no field can take it). One linear scan.
+ */
+export function jsonShape(text: string): { readonly depth: number; readonly nul: boolean } {
+  let depth = 0;
+  let deepest = 0;
+  let nul = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++)
+        if (text.charCodeAt(i) === 0x5c /* \ */) nul ||= text.startsWith('u0000', ++i);
+    } else if (c === 0x7b || c === 0x5b /* { [ */) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d /* } ] */) depth--;
+  }
+  return { depth: deepest, nul };
 }
 
-function collect(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.resume();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
+function tooLarge(limit: number): BodyResult {
+  return {
+    ok: false,
+    status: 413,
+    error: `request body is larger than ${limit} bytes`,
+    limit: 'body_too_large',
+  };
 }
 
 /** With `allowEmpty`, an empty body reads as `undefined` instead of a 400. */
@@ -49,9 +54,7 @@ export async function readJsonBody(
   limit: number,
   { allowEmpty = false } = {},
 ): Promise<BodyResult> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
-  const bytes = await collect(req, limit);
+  const bytes = await readCappedBody(req, limit);
   if (bytes === undefined) return tooLarge(limit);
   if (allowEmpty && bytes.length === 0) return { ok: true, value: undefined };
   let text: string;
@@ -60,10 +63,37 @@ export async function readJsonBody(
   } catch {
     return { ok: false, status: 400, error: 'request body is not valid UTF-8' };
   }
+  const shape = jsonShape(text);
+  if (shape.nul)
+    return {
+      ok: false,
+      status: 400,
+      error: 'request body holds a NUL character (\\u0000), which no field takes',
+    };
+  if (shape.depth > maxJsonDepth)
+    return {
+      ok: false,
+      status: 400,
+      error: `request body nests objects or arrays deeper than ${maxJsonDepth} levels`,
+      limit: 'body_too_deep',
+    };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'parse error';
     return { ok: false, status: 400, error: `request body is not valid JSON: ${reason}` };
   }
+}
+
+/**
+ * The request's JSON body, or the refusal thrown (400/413) for the API's one error path. A limit
+ * that refused it is recorded for the listener's refusal counter; an oversized body's unread rest
+ * is not worth keeping the connection for.
+ */
+export async function readJsonRequest(ctx: Context, limit: number, options = { allowEmpty: false }) {
+  const body = await readJsonBody(ctx.req, limit, options);
+  if (body.ok) return body.value;
+  if (body.status === 413) ctx.set('Connection', 'close');
+  if (body.limit !== undefined) (ctx.state as RefusalState).refusal = body.limit;
+  return ctx.throw(body.status, body.error);
 }

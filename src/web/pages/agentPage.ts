@@ -14,7 +14,8 @@ import { agentJobRows, type AgentJobRow } from './agentJobs.ts';
 import { agentStatus, statusLabels } from './agentStatus.ts';
 import { configBadge, configHref } from './configStateLabels.ts';
 import { agentHref } from './fleetModel.ts';
-import { detectLanguage, highlight } from './highlight.ts';
+import { seesSecrets } from '../auth.ts';
+import { codeView } from './codeView.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 
 /** The agent's remote config as its section shows it: state, desired and reported, with links. */
@@ -26,20 +27,17 @@ function remoteLocals(view: RemoteConfigView) {
   };
 }
 
-function detailLocals(agent: AgentState, desired: DesiredConfig | undefined, now: number) {
+function detailLocals(agent: AgentState, desired: DesiredConfig | undefined, now: number, reveal: boolean) {
   const view = agentDetail(agent, desired);
   const status = agentStatus(agent);
   const configs = Object.keys(agent.effectiveConfig ?? {})
     .sort()
     .map((name) => {
       const file = agent.effectiveConfig?.[name] ?? { body: '', contentType: '' };
-      const language = detectLanguage(name, file.contentType, file.body);
       return {
         name: name || '(unnamed)',
         contentType: file.contentType,
-        language,
-        bytes: Buffer.byteLength(file.body),
-        tokens: highlight(file.body, language),
+        ...codeView(name, file.contentType, file.body, reveal),
       };
     });
   return {
@@ -108,7 +106,7 @@ export function mountAgentPage(router: Router, deps: PagesDeps): void {
   router.get('/agents/:id', async (ctx) => {
     const agent = await findAgent(deps, ctx.params.id ?? '');
     if (agent === undefined) return sendNotFound(ctx, deps, false);
-    const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now());
+    const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now(), seesSecrets(ctx));
     const jobs = await jobsLocals(deps, agent.uid);
     const title = locals.agent.display_name;
     sendHtml(ctx, 200, deps.render('agent', { title, nav: 'fleet', ...locals, jobs }));
@@ -116,7 +114,7 @@ export function mountAgentPage(router: Router, deps: PagesDeps): void {
   router.get('/partials/agents/:id', async (ctx) => {
     const agent = await findAgent(deps, ctx.params.id ?? '');
     if (agent === undefined) return sendNotFound(ctx, deps, true);
-    const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now());
+    const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now(), seesSecrets(ctx));
     const jobs = await jobsLocals(deps, agent.uid);
     sendHtml(ctx, 200, deps.render('partials/agent', { ...locals, jobs }));
   });

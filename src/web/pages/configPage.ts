@@ -9,12 +9,15 @@ import type { ConfigRevisionRecord } from '../../events/configData.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { matchAll } from '../../projections/filter/fleetFilter.ts';
 import { configStates, type ConfigState } from '../../projections/remoteConfig/configState.ts';
+import { configNameProblem } from '../../projections/remoteConfig/validateConfig.ts';
 import { configView, countConfigAgents, revisionView } from '../views/configView.ts';
 import { configAgentRows } from './configAgents.ts';
 import { configBadge, configHref, configStateLabels } from './configStateLabels.ts';
 import { countColumns, sourceLocals } from './configsModel.ts';
 import { queryString } from './fleetRequest.ts';
-import { detectLanguage, highlight } from './highlight.ts';
+import { seesSecrets } from '../auth.ts';
+import { redactSecrets } from '../views/redactSecrets.ts';
+import { codeView } from './codeView.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { chooseRevisions } from './revisionChoice.ts';
 import { revisionDiff } from './revisionDiff.ts';
@@ -88,19 +91,21 @@ function revisionRows(name: string, revisions: readonly ConfigRevisionRecord[], 
   });
 }
 
-async function configLocals(deps: PagesDeps, name: string, params: URLSearchParams) {
+async function configLocals(deps: PagesDeps, name: string, params: URLSearchParams, reveal: boolean) {
   const [summary, revisions] = await Promise.all([deps.configs.get(name), deps.configs.revisions(name)]);
   if (summary === undefined || revisions === undefined || revisions.length === 0) return undefined;
   const current = summary.current?.revision ?? null;
   const shown = summary.current ?? summary.latest;
-  const language = detectLanguage(name, shown.contentType, shown.body);
   const choice = chooseRevisions(
     params,
     revisions.map((r) => r.revision),
     current,
   );
+  // Both sides redacted alike for a caller who does not see secrets, so the diff shows no value.
+  const seen = (r: ConfigRevisionRecord | undefined) =>
+    r === undefined || reveal ? r : { ...r, body: redactSecrets(r.body).text };
   const find = (n: number | undefined) => revisions.find((r) => r.revision === n);
-  const diff = choice.ok ? revisionDiff(find(choice.from), find(choice.to) ?? shown) : undefined;
+  const diff = choice.ok ? revisionDiff(seen(find(choice.from)), seen(find(choice.to) ?? shown)!) : undefined;
   const agents = await agentsLocals(deps, name, params);
   return {
     config: configView(summary, undefined),
@@ -108,9 +113,7 @@ async function configLocals(deps: PagesDeps, name: string, params: URLSearchPara
     shown: {
       revision: shown.revision,
       current: summary.current !== null,
-      language,
-      bytes: Buffer.byteLength(shown.body),
-      tokens: highlight(shown.body, language),
+      ...codeView(name, shown.contentType, shown.body, reveal),
     },
     revisions: revisionRows(name, revisions, current),
     choices: revisions.map((r) => ({
@@ -141,13 +144,15 @@ export function sendConfigNotFound(ctx: Context, deps: PagesDeps, fragment: bool
 export function mountConfigPage(router: Router, deps: PagesDeps): void {
   router.get('/configs/:name', async (ctx) => {
     const name = ctx.params.name ?? '';
-    const locals = await configLocals(deps, name, new URLSearchParams(ctx.querystring));
+    if (configNameProblem(name) !== undefined) return sendConfigNotFound(ctx, deps, false);
+    const locals = await configLocals(deps, name, new URLSearchParams(ctx.querystring), seesSecrets(ctx));
     if (locals === undefined) return sendConfigNotFound(ctx, deps, false);
     sendHtml(ctx, locals.status, deps.render('config', { title: name, nav: 'configs', ...locals }));
   });
   router.get('/partials/configs/:name/agents', async (ctx) => {
     const name = ctx.params.name ?? '';
-    if ((await deps.configs.get(name)) === undefined) return sendConfigNotFound(ctx, deps, true);
+    if (configNameProblem(name) !== undefined || (await deps.configs.get(name)) === undefined)
+      return sendConfigNotFound(ctx, deps, true);
     const locals = await agentsLocals(deps, name, new URLSearchParams(ctx.querystring));
     sendHtml(ctx, locals.error === undefined ? 200 : 400, deps.render('partials/configAgents', locals));
   });

@@ -2,6 +2,8 @@
 // library). It only classifies text into tokens; concatenating the token texts gives back the input
 // exactly, and the template escapes every token, so a hostile config cannot inject markup.
 
+import { highlightJson } from './jsonTokens.ts';
+
 export type TokenClass = 'key' | 'str' | 'num' | 'lit' | 'com' | 'punct' | '';
 
 export interface Token {
@@ -14,33 +16,42 @@ export type Language = 'json' | 'yaml' | 'text';
 /** Bodies above this size are shown as plain text: highlighting is for reading, not for megabytes. */
 export const maxHighlightBytes = 256 * 1024;
 
+/** Content types and file names are short; an agent may still send a long one. */
+const maxHintLength = 1024;
+
+/**
+ * The language of a body, for highlighting only. Size comes first (a body too large to highlight is
+ * text, whatever it looks like), then the hints, then one linear pass over the lines for a YAML key.
+ */
 export function detectLanguage(filename: string, contentType: string, body: string): Language {
-  const hint = `${contentType} ${filename}`.toLowerCase();
-  if (/json/.test(hint)) return 'json';
-  if (/ya?ml/.test(hint)) return 'yaml';
-  const start = body.trimStart()[0];
-  if (start === '{' || start === '[') return 'json';
-  return /^\s*[\w.-]+\s*:(\s|$)/m.test(body) ? 'yaml' : 'text';
+  if (body.length > maxHighlightBytes) return 'text';
+  const hint = `${contentType} ${filename}`.slice(0, maxHintLength).toLowerCase();
+  if (hint.includes('json')) return 'json';
+  if (hint.includes('yaml') || hint.includes('yml')) return 'yaml';
+  let first = 0;
+  while (first < body.length && /\s/.test(body[first]!)) first++;
+  if (body[first] === '{' || body[first] === '[') return 'json';
+  for (let start = 0; start <= body.length;) {
+    const end = body.indexOf('\n', start);
+    const line = body.slice(start, end < 0 ? body.length : end);
+    if (isPlainKeyLine(line)) return 'yaml';
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return 'text';
 }
 
-const jsonToken =
-  /("(?:[^"\\\n]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b|([{}[\],:])/g;
+const isKeyChar = (c: string) => /[\w.-]/.test(c);
 
-function highlightJson(body: string): Token[] {
-  const out: Token[] = [];
-  let last = 0;
-  for (const m of body.matchAll(jsonToken)) {
-    if (m.index > last) out.push({ c: '', v: body.slice(last, m.index) });
-    if (m[1] !== undefined) {
-      out.push({ c: m[2] !== undefined ? 'key' : 'str', v: m[1] });
-      if (m[2] !== undefined) out.push({ c: 'punct', v: m[2] });
-    } else if (m[3] !== undefined) out.push({ c: 'num', v: m[3] });
-    else if (m[4] !== undefined) out.push({ c: 'lit', v: m[4] });
-    else out.push({ c: 'punct', v: m[0] });
-    last = m.index + m[0].length;
-  }
-  if (last < body.length) out.push({ c: '', v: body.slice(last) });
-  return out;
+/** `  key:` or `  key: value` with key of word characters, dots and dashes. Linear in the line. */
+function isPlainKeyLine(line: string): boolean {
+  let i = 0;
+  while (line[i] === ' ' || line[i] === '\t') i++;
+  const keyStart = i;
+  while (i < line.length && isKeyChar(line[i]!)) i++;
+  if (i === keyStart) return false;
+  while (line[i] === ' ' || line[i] === '\t') i++;
+  return line[i] === ':' && (i + 1 === line.length || /\s/.test(line[i + 1]!));
 }
 
 const yamlListItem = /^(\s*)(-)(?=\s|$)/;

@@ -5,6 +5,7 @@
 // database cannot give now is a 503 page that says so (a polling fragment's 503 is not swapped in,
 // so the page keeps what it showed and picks up again once the database answers).
 
+import { isJobId } from '../write/jobCommands.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { JobControl } from '../../projections/jobs/jobStore.ts';
@@ -12,8 +13,6 @@ import { mayWrite } from '../auth.ts';
 import { jobPageLocals, nameFrom } from './jobPageModel.ts';
 import { parseJobQuery, targetPageSize, type JobQuery } from './jobQuery.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The job page's live locals, or undefined when there is no such job. Store errors reject. */
 export async function jobLocals(
@@ -23,7 +22,7 @@ export async function jobLocals(
   query: JobQuery,
   writable: boolean,
 ) {
-  if (!uuid.test(id)) return undefined;
+  if (!isJobId(id)) return undefined;
   const job = await jobs.get(id);
   if (job === undefined) return undefined;
   const rollout = job.action === 'config_rollout';

@@ -1,8 +1,9 @@
-// Who may post the UI's own writes (the job page's buttons): only this UI's pages. A client
-// certificate, or an anonymous caller allowed to write, goes with every request a browser makes,
-// also those another site starts (cross-site request forgery). So a write must carry htmx's
-// `HX-Request: true`, a header no other site can add without a CORS preflight this server never
-// grants, and the origin headers the browser sets, when present, must name this host. Pure.
+// Who may post the UI's own writes (the job page's buttons): only this UI's pages. The listener's
+// request guard has already refused writes another site started (guard/requestRules.ts); a button's
+// post must also carry htmx's `HX-Request: true`, a header no other site can add without a CORS
+// preflight this server never grants. Pure.
+
+import { crossSiteProblem as siteProblem } from '../guard/requestRules.ts';
 
 export interface WriteHeaders {
   /** HX-Request. */
@@ -20,16 +21,6 @@ const refusal = 'job actions are taken from the job page of this UI only; use th
 /** Why this write is not from this UI, or undefined when it is. */
 export function crossSiteProblem(headers: WriteHeaders): string | undefined {
   if (headers.hxRequest !== 'true') return `${refusal} (HX-Request missing)`;
-  if (headers.fetchSite !== '' && headers.fetchSite !== 'same-origin')
-    return `${refusal} (Sec-Fetch-Site: ${headers.fetchSite})`;
-  if (headers.origin === '') return undefined;
-  let host: string;
-  try {
-    host = new URL(headers.origin).host;
-  } catch {
-    return `${refusal} (Origin: ${headers.origin})`;
-  }
-  return host !== '' && host === headers.host.toLowerCase()
-    ? undefined
-    : `${refusal} (Origin: ${headers.origin})`;
+  const problem = siteProblem(headers, []);
+  return problem === undefined ? undefined : `${refusal}: ${problem}`;
 }

@@ -166,9 +166,15 @@ function packageViews(agent: AgentState): PackageView[] {
     });
 }
 
-export function agentDetail(agent: AgentState, desired?: DesiredConfig): AgentDetail {
+/** `showBody` is how this caller sees config bodies (auth.ts bodyShownTo: whole or redacted). */
+export function agentDetail(
+  agent: AgentState,
+  desired?: DesiredConfig,
+  showBody: (body: string) => string = (body) => body,
+): AgentDetail {
   const effectiveConfig: Record<string, string> = {};
-  for (const [name, file] of Object.entries(agent.effectiveConfig ?? {})) effectiveConfig[name] = file.body;
+  for (const [name, file] of Object.entries(agent.effectiveConfig ?? {}))
+    effectiveConfig[name] = showBody(file.body);
   return {
     ...agentSummary(agent, desired),
     effective_config: effectiveConfig,

@@ -43,7 +43,10 @@ export function countConfigAgents(
   return counts;
 }
 
-export function revisionView(r: ConfigRevisionRecord, current: number | null, withBody: boolean) {
+/** How a caller sees a body (auth.ts bodyShownTo), or false to leave bodies out. */
+export type BodyShown = false | ((body: string) => string);
+
+export function revisionView(r: ConfigRevisionRecord, current: number | null, withBody: BodyShown) {
   return {
     revision: r.revision,
     current: r.revision === current,
@@ -56,12 +59,12 @@ export function revisionView(r: ConfigRevisionRecord, current: number | null, wi
     author: r.author,
     created_at: rfc3339FromMs(r.createdAt),
     restored_from: r.restoredFrom,
-    ...(withBody && { body: r.body }),
+    ...(withBody && { body: withBody(r.body) }),
   };
 }
 
 /** A config as lists show it: what is in force, the newest revision, and the agents it targets. */
-export function configView(s: ConfigSummary, counts: ConfigCounts | undefined, withBody = false) {
+export function configView(s: ConfigSummary, counts: ConfigCounts | undefined, withBody: BodyShown = false) {
   const shown = s.current ?? s.latest;
   const current = s.current?.revision ?? null;
   return {
@@ -77,8 +80,8 @@ export function configView(s: ConfigSummary, counts: ConfigCounts | undefined, w
     updated_by: s.latest.author,
     agents: counts ?? noAgents(),
     ...(withBody && {
-      body: shown.body,
-      draft: s.latest.revision !== current ? revisionView(s.latest, current, true) : null,
+      body: withBody(shown.body),
+      draft: s.latest.revision !== current ? revisionView(s.latest, current, withBody) : null,
     }),
   };
 }

@@ -48,10 +48,15 @@ const refused = (status: 400 | 404 | 409, error: string, current?: JobStatus): C
 const fromAct = (outcome: ActOutcome): CommandOutcome =>
   outcome.ok ? outcome : refused(outcome.status, outcome.error, outcome.job?.status);
 
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Job ids are UUIDs; anything else names no job (and would make the database refuse the query). */
+export const isJobId = (id: string): boolean => uuid.test(id);
+
 export function createJobCommands(deps: JobCommandDeps): JobCommands {
   const { jobs, configs } = deps;
-  // A malformed id (not a UUID) makes the query fail: it names no job either.
-  const find = (id: string) => jobs.get(id).catch(() => undefined);
+  const find = (id: string) =>
+    isJobId(id) ? jobs.get(id).catch(() => undefined) : Promise.resolve(undefined);
 
   /** Checks a rollout can start: a draft newer than the current revision, and no other rollout of it. */
   async function rolloutProblem(job: Job, settings: ActionSettings): Promise<CommandOutcome | undefined> {
@@ -105,6 +110,7 @@ export function createJobCommands(deps: JobCommandDeps): JobCommands {
     },
 
     async act(id, command, actor, reason) {
+      if (!isJobId(id)) return refused(404, `no job ${id}`);
       if (command === 'rollback') {
         const job = await find(id);
         if (job !== undefined && job.action !== 'config_rollout')

@@ -1,0 +1,18 @@
+// svc_ui_requests_refused_total{reason} on the server registry: every request the UI listener
+// refuses before a route answers it (docs/security.md lists the reasons). The web listener's
+// request guard is the only caller, through the root; telemetry does not import web, so the reason
+// is a plain label value here.
+
+import { Counter, type Registry as PromRegistry } from 'prom-client';
+
+export type CountUiRefusal = (reason: string) => void;
+
+export function registerUiRefusalMetrics(register: PromRegistry): CountUiRefusal {
+  const refused = new Counter({
+    name: 'svc_ui_requests_refused_total',
+    help: 'Requests the UI listener refused: host, cross-site, content type, authentication, closed reads, body limits, job-queue UI writes.',
+    labelNames: ['reason'],
+    registers: [register],
+  });
+  return (reason) => refused.inc({ reason });
+}
