@@ -5,7 +5,9 @@
 import Joi from 'joi';
 import { parseByteSize } from './byteSize.ts';
 import { parseDuration } from '../../projections/units/duration.ts';
+import { readAgentCa } from '../tls/agentCaFiles.ts';
 import { tlsFileProblems, type TlsFiles } from '../tls/tlsMaterial.ts';
+import { agentsSchema, type AgentsConfig } from './agentsSchema.ts';
 
 const duration = (fallback: string, { allowZero = false } = {}) =>
   Joi.any()
@@ -101,6 +103,7 @@ export const configSchema = Joi.object({
     max_message_bytes: byteSize(16 * 1024 * 1024),
     max_connections: Joi.number().integer().min(1).default(50_000),
   }).default(),
+  agents: agentsSchema(duration, byteSize),
   database: Joi.object({
     host: Joi.string().allow('').default(''),
     port: Joi.number().integer().min(1).max(65535).default(5432),
@@ -124,8 +127,9 @@ export const configSchema = Joi.object({
     }
     // Every TLS file exists and parses, or startup stops naming the key (src/io/tls/tlsMaterial.ts).
     const tlsProblems = tlsFileProblems(value);
-    if (tlsProblems.length > 0)
-      return helpers.message({ custom: tlsProblems.join('; ').replace(/[{}]/g, '') });
+    // The agent CA is a CA certificate with its own key, or startup stops (src/io/tls/agentCaFiles.ts).
+    const problems = [...tlsProblems, ...readAgentCa(value.agents.ca).problems];
+    if (problems.length > 0) return helpers.message({ custom: problems.join('; ').replace(/[{}]/g, '') });
     return value;
   });
 
@@ -173,6 +177,8 @@ export interface Config {
   readonly ui: { readonly poll_interval: number };
   readonly debug: { readonly pprof_enabled: boolean; readonly record_file: string };
   readonly opamp: { readonly max_message_bytes: number; readonly max_connections: number };
+  /** How agents prove who they are, and what they may report (docs/security.md). */
+  readonly agents: AgentsConfig;
   readonly database: {
     readonly host: string;
     readonly port: number;
