@@ -11,6 +11,7 @@ import { configWriteRoutes } from './configWriteRoutes.ts';
 import { infoRoutes } from './infoRoutes.ts';
 import { jobControlRoutes } from './jobControlRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
+import { revokeRoutes } from './revokeRoutes.ts';
 import { writeError } from './jsonResponse.ts';
 
 const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
@@ -18,6 +19,7 @@ const isApiPath = (path: string): boolean => path === '/api' || path.startsWith(
 export function createApiMiddleware(deps: ApiDeps): Middleware {
   const router: ApiRouter = new Router({ strict: true });
   agentRoutes(router, deps);
+  revokeRoutes(router, deps);
   // Before the read routes: POST /api/configs/preview is not a config named "preview".
   configWriteRoutes(router, deps);
   configRoutes(router, deps);
