@@ -218,6 +218,39 @@ describe('agent CA: startup validation', () => {
     ]);
   });
 
+  it('refuses a CA certificate whose key usage does not allow signing certificates', () => {
+    const cert = join(pki.dir, 'no-sign.crt');
+    const key = join(pki.dir, 'no-sign.key');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=No signing',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,digitalSignature',
+      ],
+      { stdio: 'ignore' },
+    );
+    expect(readAgentCa({ ...caConfig(pki), cert_file: cert, key_file: key }).problems).to.deep.equal([
+      `agents.ca.cert_file: ${cert} has a key usage without keyCertSign`,
+    ]);
+  });
+
   it('requires the trust domain and both files, and refuses an expired CA', () => {
     expect(readAgentCa({ ...caConfig(pki), trust_domain: '' }).problems).to.deep.equal([
       'agents.ca.trust_domain is required with agents.ca.cert_file',

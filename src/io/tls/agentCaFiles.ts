@@ -4,8 +4,9 @@
 // generates a CA: without these files there is no certificate issuance at all.
 
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { readText } from './tlsMaterial.ts';
-import { KeyUsageFlags, KeyUsagesExtension, X509Certificate as ParsedCertificate } from './x509.ts';
+import type * as X509Module from './x509.ts';
 
 /** agents.ca as configured (empty strings when unset; validity in ms). */
 export interface AgentCaConfig {
@@ -52,10 +53,21 @@ export function signingAlgorithmOf(key: KeyObject): SigningAlgorithm | string {
   }
 }
 
+/**
+ * The X.509 library takes most of a second to load: only a service with an agent CA loads it (require
+ * of an ES module, synchronous, as the schema's checks are).
+ */
+const loadX509 = (): typeof X509Module => createRequire(import.meta.url)('./x509.ts') as typeof X509Module;
+
 function certificateProblems(cert: X509Certificate, pem: string, now: number): string | undefined {
-  if (!cert.ca) return 'is not a CA certificate (basicConstraints CA:TRUE is missing)';
-  const usage = new ParsedCertificate(pem).getExtension(KeyUsagesExtension);
-  if (usage && (usage.usages & KeyUsageFlags.keyCertSign) === 0) return 'has a key usage without keyCertSign';
+  const x509 = loadX509();
+  const parsed = new x509.X509Certificate(pem);
+  if (parsed.getExtension(x509.BasicConstraintsExtension)?.ca !== true)
+    return 'is not a CA certificate (basicConstraints CA:TRUE is missing)';
+  const usage = parsed.getExtension(x509.KeyUsagesExtension);
+  if (usage && (usage.usages & x509.KeyUsageFlags.keyCertSign) === 0)
+    return 'has a key usage without keyCertSign';
+  if (!cert.ca) return 'is not accepted by OpenSSL as a CA certificate';
   if (Date.parse(cert.validTo) <= now) return `expired at ${cert.validTo}`;
   if (Date.parse(cert.validFrom) > now) return `is not valid before ${cert.validFrom}`;
   return undefined;
