@@ -31,6 +31,9 @@ import type { Registry } from './projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from './projections/remoteConfig/configCatalog.ts';
 import { configStateOf } from './projections/remoteConfig/configState.ts';
 import type { DesiredConfigs } from './projections/remoteConfig/desiredConfigProjection.ts';
+import type { CredentialStore } from './projections/identity/credentialStore.ts';
+import { createAgentRevoker } from './projections/identity/agentRevoker.ts';
+import { createMemoryCredentialStore } from './projections/identity/memoryCredentialStore.ts';
 import type * as PersistenceModule from './persistence/persistence.ts';
 import type { Persistence } from './persistence/persistence.ts';
 import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
@@ -58,6 +61,8 @@ export interface App {
   readonly desired: DesiredConfigs;
   /** Where remote configs live. */
   readonly configs: ConfigCatalog;
+  /** Agent credential bindings and issued certificates: PostgreSQL, else this process's memory. */
+  readonly credentials: CredentialStore;
   readonly thresholds: LivenessThresholds;
   /** The fleet over time (the status and fleet pages' charts), sampled from start(). */
   readonly history: Pick<FleetHistory, 'read'>;
@@ -207,6 +212,12 @@ export function createApp(config: Config, deps: AppDeps): App {
           logger,
         });
   const configs: ConfigCatalog = configDirectory ?? persistence?.configs ?? createNoConfigs();
+  const credentials = persistence?.credentials ?? createMemoryCredentialStore();
+  const revoker = createAgentRevoker({
+    store: credentials,
+    publish: (event) => bus.publish(event),
+    now: () => scheduler.now(),
+  });
   if (persistence !== undefined) metrics.jobMetrics(() => persistence.jobs.counts());
   const reader = createFleetReader({
     registry,
@@ -241,6 +252,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       configs,
       desired: core.desired,
       allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,
+      revoker,
     },
     jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,
@@ -327,6 +339,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     compliance,
     desired: core.desired,
     configs,
+    credentials,
     thresholds,
     history: history.history,
     telemetry: metrics,

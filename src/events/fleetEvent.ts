@@ -140,6 +140,15 @@ export type AgentEvent =
 
 export type GatewayEvent = GatewayConnectAnswered | GatewayConnectionClosed;
 
+/**
+ * An agent's credentials were revoked (POST /api/agents/{id}/revoke, on this replica or a sibling):
+ * its binding and certificates are refused from now on, and whichever replica holds a live connection
+ * for it closes that connection.
+ */
+export type AgentCredentialRevoked = Fact<'AgentCredentialRevoked', { uid: InstanceUid; revokedBy: string }>;
+
+export type CredentialEvent = AgentCredentialRevoked;
+
 /** A rollout's gate tripped and paused the job (docs/jobs.md "Gates"). */
 export type JobGateTripped = Fact<'JobGateTripped', { jobId: string; gate: string }>;
 
@@ -149,7 +158,7 @@ export type StoreEvent = AgentsSoftDeleted | JobGateTripped;
 export type ConfigEvent =
   RemoteConfigChanged | RemoteConfigRemoved | RemoteConfigRejected | RemoteConfigPinned;
 
-export type FleetEvent = AgentEvent | GatewayEvent | StoreEvent | ConfigEvent;
+export type FleetEvent = AgentEvent | GatewayEvent | StoreEvent | ConfigEvent | CredentialEvent;
 
 export type ReportType = 'status' | 'health' | 'effective_config' | 'package_statuses';
 
@@ -178,6 +187,7 @@ const notAgentEvents: ReadonlySet<FleetEvent['type']> = new Set<Exclude<FleetEve
   'RemoteConfigRemoved',
   'RemoteConfigRejected',
   'RemoteConfigPinned',
+  'AgentCredentialRevoked',
 ]);
 
 export function isAgentEvent(event: FleetEvent): event is AgentEvent {

@@ -97,6 +97,12 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
         'remote config rejected; the last good version stays in force',
       );
       return;
+    case 'AgentCredentialRevoked':
+      logger.warn(
+        { instance_uid: event.data.uid, actor: event.data.revokedBy },
+        'agent credentials revoked; its connection is closed',
+      );
+      return;
     case 'AgentCheckedIn':
     case 'AgentStatusReported':
     case 'AgentHealthReported':

@@ -9,6 +9,7 @@
 // change tracker's final window is already marked: it waits for the flush in flight, flushes once
 // more, then stops the mirror and the notifications and closes the job queue and the pools.
 
+import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { FleetEvent } from '../events/fleetEvent.ts';
@@ -36,6 +37,9 @@ import type { JobControl } from '../projections/jobs/jobStore.ts';
 import { createConfigSync } from './configs/configSync.ts';
 import { createPgConfigCatalog, type PgConfigCatalog } from './configs/pgConfigCatalog.ts';
 import { createNotifications, type Notifications } from './database/notifications.ts';
+import type { CredentialStore } from '../projections/identity/credentialStore.ts';
+import { createPgCredentialStore } from './identity/pgCredentialStore.ts';
+import { listenForRevocations } from './identity/revocationListener.ts';
 
 export interface PersistenceDeps {
   readonly config: Config;
@@ -72,6 +76,8 @@ export interface Persistence {
   readonly notifications: Notifications;
   /** The remote config catalog, when configs live in the database; writes wait for the reload. */
   readonly configs: PgConfigCatalog | undefined;
+  /** Agent credential bindings and issued certificates, shared by every replica. */
+  readonly credentials: CredentialStore;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -146,6 +152,18 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     logger,
     replica: deps.replica,
   });
+  // Names this instance in revocation notices, unique even for two services in one process (specs).
+  const notifier = `${deps.replica}:${randomUUID()}`;
+  const credentials = createPgCredentialStore(pools.write, { replica: notifier });
+  // Siblings' revocations reach this replica's bus (AgentCredentialRevoked).
+  const stopRevocations = listenForRevocations({
+    notifications,
+    pool: pools.read,
+    publish: deps.publish,
+    now,
+    replica: notifier,
+    logger,
+  });
   let refresher: SessionRefresher | undefined;
   let jobsUi: JobsUi | undefined;
 
@@ -184,6 +202,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     await refresher?.stop();
     await configSync?.stop();
     await mirror.stop();
+    stopRevocations();
     await notifications.stop();
     await boss
       .stop({ graceful: true, timeout: 5000, close: false })
@@ -199,7 +218,17 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     else await next();
   };
 
-  return { reader, jobs: jobs.store, jobsUi: middleware, flusher, notifications, configs, start, stop };
+  return {
+    reader,
+    jobs: jobs.store,
+    jobsUi: middleware,
+    flusher,
+    notifications,
+    configs,
+    credentials,
+    start,
+    stop,
+  };
 }
 
 /**

@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../../src/io/config/loadConfig.ts';
+import { defaultReportLimits } from '../../../src/projections/agent/reportLimits.ts';
+import { createPki } from '../tls/testPki.ts';
 import { formatDuration, parseDuration } from '../../../src/projections/units/duration.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'config-spec-'));
@@ -142,6 +144,54 @@ describe('configuration', () => {
     expect(problemsOf(() => loadConfig({ file: file('bad.yaml', 'fleet: [\n') })).join()).to.include(
       'not valid YAML',
     );
+  });
+
+  it('has agent limits that a real Collector never reaches, and no agent CA unless configured', () => {
+    const c = loadConfig();
+    expect(c.agents.limits).to.deep.equal(defaultReportLimits);
+    expect(c.agents.ca).to.deep.equal({
+      cert_file: '',
+      key_file: '',
+      trust_domain: '',
+      validity: 720 * 3_600_000,
+    });
+  });
+
+  it('reads three-level keys from the environment (SVC_AGENTS_LIMITS_..., SVC_AGENTS_CA_...)', () => {
+    const c = loadConfig({
+      env: {
+        SVC_AGENTS_LIMITS_ATTRIBUTE_COUNT: '64',
+        SVC_AGENTS_LIMITS_EFFECTIVE_CONFIG_SIZE: '1MiB',
+        SVC_AGENTS_CA_VALIDITY: '24h',
+      },
+    });
+    expect(c.agents.limits.attribute_count).to.equal(64);
+    expect(c.agents.limits.effective_config_size).to.equal(1024 * 1024);
+    expect(c.agents.ca.validity).to.equal(86_400_000);
+    expect(problemsOf(() => loadConfig({ env: { SVC_AGENTS_CA: 'x' } })).join()).to.include(
+      'unknown environment variable SVC_AGENTS_CA',
+    );
+  });
+
+  it('stops on an agent CA that is not a CA, naming the key, and on a trust domain that is not one', () => {
+    const pki = createPki();
+    try {
+      const leaf = pki.issue('leaf');
+      const ca = { cert_file: leaf.certFile, key_file: leaf.keyFile, trust_domain: 'example.org' };
+      expect(problemsOf(() => loadConfig({ overrides: { agents: { ca } } })).join())
+        .to.include('agents.ca.cert_file: ')
+        .and.include('is not a CA certificate');
+      const good = { cert_file: pki.ca.certFile, key_file: pki.ca.keyFile, trust_domain: 'Example.org/x' };
+      expect(problemsOf(() => loadConfig({ overrides: { agents: { ca: good } } })).join()).to.include(
+        'agents.ca.trust_domain',
+      );
+      expect(
+        loadConfig({ overrides: { agents: { ca: { ...good, trust_domain: 'example.org' } } } }).agents.ca
+          .trust_domain,
+      ).to.equal('example.org');
+    } finally {
+      pki.cleanup();
+    }
   });
 
   it('accepts byte sizes with units', () => {

@@ -17,12 +17,18 @@ export class ConfigError extends Error {
 
 type Tree = Record<string, unknown>;
 
-/** Every leaf key path of the schema, e.g. ['fleet', 'heartbeat_interval']. */
-function leafPaths(): string[][] {
-  const described = configSchema.describe() as { keys?: Record<string, { keys?: Record<string, unknown> }> };
+interface Described {
+  readonly keys?: Record<string, Described>;
+}
+
+/** Every leaf key path of the schema, e.g. ['fleet', 'heartbeat_interval'], ['agents', 'ca', 'cert_file']. */
+function leafPaths(described = configSchema.describe() as Described, prefix: string[] = []): string[][] {
   const paths: string[][] = [];
-  for (const [section, child] of Object.entries(described.keys ?? {}))
-    for (const key of Object.keys(child.keys ?? {})) paths.push([section, key]);
+  for (const [key, child] of Object.entries(described.keys ?? {})) {
+    const path = [...prefix, key];
+    if (child.keys !== undefined) paths.push(...leafPaths(child, path));
+    else if (prefix.length > 0) paths.push(path);
+  }
   return paths;
 }
 
@@ -52,10 +58,10 @@ function overlayEnv(tree: Tree, env: Readonly<Record<string, string | undefined>
       problems.push(`unknown environment variable ${name}`);
       continue;
     }
-    const [section, key] = path as [string, string];
-    const sectionTree = (tree[section] ??= {}) as Tree;
+    let parent = tree;
+    for (const key of path.slice(0, -1)) parent = (parent[key] ??= {}) as Tree;
     try {
-      sectionTree[key] = envValue(path, text);
+      parent[path.at(-1)!] = envValue(path, text);
     } catch (error) {
       problems.push(`${name}: ${(error as Error).message}`);
     }

@@ -5,7 +5,9 @@
 import Joi from 'joi';
 import { parseByteSize } from './byteSize.ts';
 import { parseDuration } from '../../projections/units/duration.ts';
+import { readAgentCa } from '../tls/agentCaFiles.ts';
 import { tlsFileProblems, type TlsFiles } from '../tls/tlsMaterial.ts';
+import { agentsSchema, type AgentsConfig } from './agentsSchema.ts';
 
 const duration = (fallback: string, { allowZero = false } = {}) =>
   Joi.any()
@@ -86,9 +88,6 @@ export const configSchema = Joi.object({
   remote_config: Joi.object({
     dir: Joi.string().allow('').default(''),
   }).default(),
-  agents: Joi.object({
-    tokens: Joi.array().items(enrollmentToken).unique('name').unique('sha256').default([]),
-  }).default(),
   log: Joi.object({
     level: Joi.string().valid('debug', 'info', 'warn', 'error').default('info'),
     format: Joi.string().valid('text', 'json').default('text'),
@@ -121,6 +120,9 @@ export const configSchema = Joi.object({
     max_message_bytes: byteSize(16 * 1024 * 1024),
     max_connections: Joi.number().integer().min(1).default(50_000),
   }).default(),
+  agents: agentsSchema(duration, byteSize).keys({
+    tokens: Joi.array().items(enrollmentToken).unique('name').unique('sha256').default([]),
+  }),
   database: Joi.object({
     host: Joi.string().allow('').default(''),
     port: Joi.number().integer().min(1).max(65535).default(5432),
@@ -144,8 +146,9 @@ export const configSchema = Joi.object({
     }
     // Every TLS file exists and parses, or startup stops naming the key (src/io/tls/tlsMaterial.ts).
     const tlsProblems = tlsFileProblems(value);
-    if (tlsProblems.length > 0)
-      return helpers.message({ custom: tlsProblems.join('; ').replace(/[{}]/g, '') });
+    // The agent CA is a CA certificate with its own key, or startup stops (src/io/tls/agentCaFiles.ts).
+    const problems = [...tlsProblems, ...readAgentCa(value.agents.ca).problems];
+    if (problems.length > 0) return helpers.message({ custom: problems.join('; ').replace(/[{}]/g, '') });
     return value;
   });
 
@@ -187,8 +190,6 @@ export interface Config {
     /** Lets requests without authentication read (UI and API). On unless set to false. */
     readonly anonymous_reads: boolean;
   };
-  /** Agents' credentials (docs/security.md): none configured means agents are not authenticated. */
-  readonly agents: { readonly tokens: readonly EnrollmentToken[] };
   /** Where remote configs come from when not from the database (docs/remote-config.md). */
   readonly remote_config: { readonly dir: string };
   readonly log: { readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly format: 'text' | 'json' };
@@ -209,6 +210,11 @@ export interface Config {
   };
   readonly debug: { readonly pprof_enabled: boolean; readonly record_file: string };
   readonly opamp: { readonly max_message_bytes: number; readonly max_connections: number };
+  /**
+   * How agents prove who they are, and what they may report (docs/security.md): no enrollment token
+   * and no OpAMP client CA means agents are not authenticated.
+   */
+  readonly agents: AgentsConfig & { readonly tokens: readonly EnrollmentToken[] };
   readonly database: {
     readonly host: string;
     readonly port: number;

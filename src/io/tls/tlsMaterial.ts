@@ -30,7 +30,8 @@ export type ListenersTls = Readonly<Record<ListenerName, TlsMaterial | undefined
 const listeners: readonly ListenerName[] = ['opamp', 'ui', 'telemetry'];
 const pemCertificates = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
-function readText(key: string, file: string, problems: string[]): string | undefined {
+/** A configured file's text, or a problem naming the key that points at it. */
+export function readText(key: string, file: string, problems: string[]): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {

@@ -59,6 +59,7 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
     case 'RemoteConfigPinned':
     case 'GatewayConnectAnswered':
     case 'GatewayConnectionClosed':
+    case 'AgentCredentialRevoked':
       return undefined;
     default: {
       const _exhaustive: never = event;

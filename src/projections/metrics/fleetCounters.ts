@@ -122,6 +122,7 @@ export function evolveFleetCounters(
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':
     case 'RemoteConfigPinned':
+    case 'AgentCredentialRevoked':
       return state;
     default: {
       const _exhaustive: never = event;

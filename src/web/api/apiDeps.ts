@@ -7,6 +7,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { JobControl, JobStore } from '../../projections/jobs/jobStore.ts';
+import type { AgentRevoker } from '../../projections/identity/agentRevoker.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
@@ -39,6 +40,8 @@ export interface ApiDeps {
   readonly desired: Pick<DesiredConfigs, 'desiredFor' | 'current'>;
   /** auth.allow_unauthenticated_writes. */
   readonly allowUnauthenticatedWrites: boolean;
+  /** Revokes an agent's credentials; absent: POST /api/agents/{id}/revoke answers 503. */
+  readonly revoker?: AgentRevoker | undefined;
 }
 
 export type ApiRouter = Router;

@@ -12,6 +12,7 @@ import { infoRoutes } from './infoRoutes.ts';
 import { jobControlRoutes } from './jobControlRoutes.ts';
 import { jobRoutes } from './jobRoutes.ts';
 import { openapiRoutes } from './openapiRoutes.ts';
+import { revokeRoutes } from './revokeRoutes.ts';
 import { writeError } from './jsonResponse.ts';
 import { configNameProblem } from '../../projections/remoteConfig/validateConfig.ts';
 
@@ -27,6 +28,7 @@ export function createApiRouter(deps: ApiDeps): ApiRouter {
     return ctx.throw(404, `no config ${name}`);
   });
   agentRoutes(router, deps);
+  revokeRoutes(router, deps);
   // Before the read routes: POST /api/configs/preview is not a config named "preview".
   configWriteRoutes(router, deps);
   configRoutes(router, deps);

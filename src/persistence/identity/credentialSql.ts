@@ -1,0 +1,108 @@
+// The agent-credential statements (migrations/00011-agent-credentials.sql), as pure functions
+// returning { text, values }. Times travel as Unix ms. Binding rows are read in the column order of
+// bindingColumns, certificate rows in that of certificateColumns (credentialRows.ts maps them).
+
+import type { InstanceUid } from '../../events/ids.ts';
+import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { IssuedCertificate } from '../../projections/identity/credentialStore.ts';
+import type { Sql } from '../database/sql.ts';
+
+/** NOTIFY channel of revocations; payload JSON {uid, by, replica}. */
+export const revocationsChannel = 'svc_agent_revoked';
+
+const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
+const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
+
+export const bindingColumns = `instance_uid, kind, name, serial, ${ms('bound_at')}, ${ms('revoked_at')}, revoked_by`;
+export const certificateColumns = `serial, instance_uid, ${ms('not_before')}, ${ms('not_after')}, ${ms('issued_at')}, issued_by, ${ms('revoked_at')}`;
+
+/** Takes the id for this credential when no row holds it; no row returned: another row exists. */
+export function insertBindingSql(uid: InstanceUid, c: AgentCredential, at: number): Sql {
+  return {
+    text: `INSERT INTO agent_credentials (instance_uid, kind, name, serial, bound_at)
+VALUES ($1, $2, $3, $4, ${ts('$5')})
+ON CONFLICT (instance_uid) DO NOTHING
+RETURNING ${bindingColumns}`,
+    values: [uid, c.kind, c.name, c.serial ?? null, at],
+  };
+}
+
+/** The id's row, and when the presented serial (if any) was revoked for this id. */
+export function bindingStateSql(uid: InstanceUid, serial: string | null): Sql {
+  return {
+    text: `SELECT ${bindingColumns},
+  (SELECT ${ms('revoked_at')} FROM agent_certificates WHERE serial = $2 AND instance_uid = $1)
+FROM agent_credentials WHERE instance_uid = $1`,
+    values: [uid, serial],
+  };
+}
+
+/**
+ * Records the holder's latest serial, or hands the id to a certificate issued for it, but only while
+ * the row is still the one read (holder `from`, not revoked): a concurrent change makes it a no-op,
+ * and the caller decides again.
+ */
+export function updateHolderSql(
+  uid: InstanceUid,
+  from: AgentCredential,
+  to: AgentCredential,
+  at: number,
+  takeover: boolean,
+): Sql {
+  return {
+    text: `UPDATE agent_credentials SET kind = $4, name = $5, serial = $6,
+  bound_at = CASE WHEN $8 THEN ${ts('$7')} ELSE bound_at END
+WHERE instance_uid = $1 AND kind = $2 AND name = $3 AND revoked_at IS NULL
+RETURNING ${bindingColumns}`,
+    values: [uid, from.kind, from.name, to.kind, to.name, to.serial ?? null, at, takeover],
+  };
+}
+
+export function bindingSql(uid: InstanceUid): Sql {
+  return { text: `SELECT ${bindingColumns} FROM agent_credentials WHERE instance_uid = $1`, values: [uid] };
+}
+
+export function insertCertificateSql(c: Omit<IssuedCertificate, 'revokedAt'>): Sql {
+  return {
+    text: `INSERT INTO agent_certificates (serial, instance_uid, not_before, not_after, issued_at, issued_by)
+VALUES ($1, $2, ${ts('$3')}, ${ts('$4')}, ${ts('$5')}, $6)`,
+    values: [c.serial, c.uid, c.notBefore, c.notAfter, c.issuedAt, c.issuedBy],
+  };
+}
+
+export function certificatesSql(uid: InstanceUid): Sql {
+  return {
+    text: `SELECT ${certificateColumns} FROM agent_certificates WHERE instance_uid = $1 ORDER BY issued_at DESC, serial`,
+    values: [uid],
+  };
+}
+
+/**
+ * Revokes the id: makes a revoked row when there is none, marks an unrevoked one. Returns the row
+ * with `changed` (false: it was revoked before, and keeps its first revocation).
+ */
+export function revokeBindingSql(uid: InstanceUid, actor: string, at: number): Sql {
+  return {
+    text: `INSERT INTO agent_credentials AS c (instance_uid, bound_at, revoked_at, revoked_by)
+VALUES ($1, ${ts('$3')}, ${ts('$3')}, $2)
+ON CONFLICT (instance_uid) DO UPDATE SET revoked_at = EXCLUDED.revoked_at, revoked_by = EXCLUDED.revoked_by
+WHERE c.revoked_at IS NULL
+RETURNING ${ms('revoked_at')}, revoked_by`,
+    values: [uid, actor, at],
+  };
+}
+
+export function revokeCertificatesSql(uid: InstanceUid, at: number): Sql {
+  return {
+    text: `UPDATE agent_certificates SET revoked_at = ${ts('$2')} WHERE instance_uid = $1 AND revoked_at IS NULL`,
+    values: [uid, at],
+  };
+}
+
+/** Ids revoked at or after `since` (a replica catching up after its listening connection was down). */
+export function revokedSinceSql(since: number): Sql {
+  return {
+    text: `SELECT instance_uid, revoked_by FROM agent_credentials WHERE revoked_at >= ${ts('$1')} ORDER BY revoked_at`,
+    values: [since],
+  };
+}

@@ -1,0 +1,150 @@
+// Limits on what one agent may report (issue 22; docs/security.md "Report limits"). Each default is
+// far beyond anything a real Collector or supervisor reports, so only a broken or hostile agent meets
+// one. checkReport answers the first limit a report breaks, as a value: the OpAMP handler refuses the
+// message with ServerErrorResponse BadRequest carrying `reason`, counts it under
+// svc_opamp_refused_total{reason=limit}, and folds nothing of it.
+//
+// Contract: time linear in the size of the report, and the walk stops at the first violation (a
+// description of 200,000 attributes is refused after limit + 1 of them). Lengths are counted in
+// UTF-16 code units (JavaScript string length), never more than the UTF-8 bytes the agent sent, so a
+// limit of N lets no more than 2N bytes into memory per string. Health is walked without recursion,
+// so no depth can overflow the stack.
+
+import type { AgentDescription, ComponentHealth, EffectiveConfig } from '../../events/agentData.ts';
+
+export interface ReportLimits {
+  /** Identifying plus non-identifying attributes of one description. */
+  readonly attribute_count: number;
+  readonly attribute_key_length: number;
+  readonly attribute_value_length: number;
+  /** Sum of the effective config's file bodies and names, in UTF-16 code units. */
+  readonly effective_config_size: number;
+  readonly effective_config_files: number;
+  /** Components in the whole health tree, the root excluded. */
+  readonly health_components: number;
+  /** Levels below the root: a root with components has depth 1, theirs 2. */
+  readonly health_depth: number;
+  /** A component's name, status and last_error. */
+  readonly health_text_length: number;
+}
+
+export type ReportLimit = keyof ReportLimits;
+
+/** The defaults (config keys agents.limits.*). */
+export const defaultReportLimits: ReportLimits = {
+  attribute_count: 1024,
+  attribute_key_length: 1024,
+  attribute_value_length: 16 * 1024,
+  effective_config_size: 8 * 1024 * 1024,
+  effective_config_files: 1024,
+  health_components: 10_000,
+  health_depth: 16,
+  health_text_length: 16 * 1024,
+};
+
+export interface LimitViolation {
+  readonly limit: ReportLimit;
+  readonly max: number;
+  /** What was found when the walk stopped: for counts and sums, the first value past `max`. */
+  readonly found: number;
+  /** For the agent and the log: which limit, where, and its value. */
+  readonly reason: string;
+}
+
+export interface Report {
+  readonly description?: AgentDescription | undefined;
+  readonly health?: ComponentHealth | undefined;
+  readonly effectiveConfig?: EffectiveConfig | undefined;
+}
+
+function violation(limit: ReportLimit, max: number, found: number, what: string): LimitViolation {
+  return { limit, max, found, reason: `${what} exceeds agents.limits.${limit} (${found} > ${max})` };
+}
+
+const clip = (text: string): string => (text.length > 64 ? `${text.slice(0, 64)}…` : text);
+
+export function checkDescription(
+  description: AgentDescription,
+  limits: ReportLimits,
+): LimitViolation | undefined {
+  let count = 0;
+  for (const attributes of [description.identifying, description.nonIdentifying])
+    for (const key in attributes) {
+      if (++count > limits.attribute_count)
+        return violation('attribute_count', limits.attribute_count, count, 'attribute count');
+      if (key.length > limits.attribute_key_length)
+        return violation('attribute_key_length', limits.attribute_key_length, key.length, 'attribute key');
+      const value = attributes[key]!;
+      if (value.length > limits.attribute_value_length)
+        return violation(
+          'attribute_value_length',
+          limits.attribute_value_length,
+          value.length,
+          `value of attribute ${JSON.stringify(clip(key))}`,
+        );
+    }
+  return undefined;
+}
+
+export function checkEffectiveConfig(
+  config: EffectiveConfig,
+  limits: ReportLimits,
+): LimitViolation | undefined {
+  let files = 0;
+  let size = 0;
+  for (const name in config) {
+    if (++files > limits.effective_config_files)
+      return violation(
+        'effective_config_files',
+        limits.effective_config_files,
+        files,
+        'effective config files',
+      );
+    size += name.length + config[name]!.body.length;
+    if (size > limits.effective_config_size)
+      return violation('effective_config_size', limits.effective_config_size, size, 'effective config size');
+  }
+  return undefined;
+}
+
+function checkHealthText(
+  name: string,
+  health: ComponentHealth,
+  limits: ReportLimits,
+): LimitViolation | undefined {
+  const max = limits.health_text_length;
+  const longest = Math.max(name.length, health.status.length, health.lastError.length);
+  if (longest <= max) return undefined;
+  return violation('health_text_length', max, longest, `health of component ${JSON.stringify(clip(name))}`);
+}
+
+/** Breadth-first over an explicit queue: each component is visited once, and the walk ends early. */
+export function checkHealth(root: ComponentHealth, limits: ReportLimits): LimitViolation | undefined {
+  const rootText = checkHealthText('', root, limits);
+  if (rootText !== undefined) return rootText;
+  const queue: { health: ComponentHealth; depth: number }[] = [{ health: root, depth: 0 }];
+  let count = 0;
+  for (let i = 0; i < queue.length; i++) {
+    const { health, depth } = queue[i]!;
+    for (const name in health.components) {
+      if (depth + 1 > limits.health_depth)
+        return violation('health_depth', limits.health_depth, depth + 1, 'health depth');
+      if (++count > limits.health_components)
+        return violation('health_components', limits.health_components, count, 'health component count');
+      const child = health.components[name]!;
+      const text = checkHealthText(name, child, limits);
+      if (text !== undefined) return text;
+      queue.push({ health: child, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/** The first limit the report breaks, or undefined when it keeps them all. */
+export function checkReport(report: Report, limits: ReportLimits): LimitViolation | undefined {
+  return (
+    (report.description && checkDescription(report.description, limits)) ??
+    (report.effectiveConfig && checkEffectiveConfig(report.effectiveConfig, limits)) ??
+    (report.health && checkHealth(report.health, limits))
+  );
+}
