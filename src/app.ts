@@ -104,6 +104,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       traffic.errors++;
       metrics.protocol.messageFailed(reason);
     },
+    refused: (reason: string) => metrics.protocol.refused(reason),
   };
   const core = createFleetCore({
     scheduler,
@@ -111,6 +112,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       heartbeatIntervalMs: config.fleet.heartbeat_interval,
       staleMissedHeartbeats: config.fleet.stale_missed_heartbeats,
       requiredAttributes: config.fleet.required_attributes,
+      reportLimits: config.agents.limits,
     },
     // Telemetry is built on the core's projections, so the handler reaches its counters through here
     // (called only once messages arrive, after createApp has returned).

@@ -13,6 +13,7 @@
 // Time and timers come from the injected scheduler (virtual in specs and replays).
 
 import type { SchedulerLike } from 'rxjs';
+import type { ReportLimits } from './projections/agent/reportLimits.ts';
 import { createEventBus, type EventBus } from './events/bus.ts';
 import { createCommandQueue, type CommandQueue } from './io/opamp/commandQueue.ts';
 import { createConfigPusher } from './io/opamp/configPusher.ts';
@@ -41,6 +42,8 @@ export interface FleetSettings {
   readonly heartbeatIntervalMs: number;
   readonly staleMissedHeartbeats: number;
   readonly requiredAttributes: readonly string[];
+  /** agents.limits; none checked when absent (the offline replay). */
+  readonly reportLimits?: ReportLimits;
 }
 
 export interface FleetCoreOptions {
@@ -102,6 +105,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     owners,
     now: () => scheduler.now(),
     requiredAttributes: fleet.requiredAttributes,
+    reportLimits: fleet.reportLimits,
     observer: options.observer,
     desiredFor: (agent) => desired.desiredFor(agent),
     commands,

@@ -9,6 +9,7 @@ import type { EventBus } from '../../events/bus.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
+import { checkReport, type ReportLimits } from '../../projections/agent/reportLimits.ts';
 import {
   decideAgent,
   decideCommand,
@@ -57,6 +58,8 @@ export type HandleResult =
 export interface ProtocolObserver {
   messageReceived(): void;
   messageFailed(reason: string): void;
+  /** A message refused by a rule rather than unreadable (svc_opamp_refused_total{reason}). */
+  refused?(reason: string): void;
 }
 
 export interface HandlerDeps {
@@ -68,6 +71,8 @@ export interface HandlerDeps {
   readonly registry: Pick<RegistryProjection, 'get' | 'decided'>;
   readonly now: () => number;
   readonly requiredAttributes: readonly string[];
+  /** agents.limits: what one report may hold (reportLimits.ts); a report past one is refused. */
+  readonly reportLimits?: ReportLimits | undefined;
   readonly observer: ProtocolObserver;
   /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
@@ -113,6 +118,19 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       connection.replyHeadroom,
     );
     return { ok: false, reply, error };
+  }
+
+  /**
+   * A readable message refused by a rule: answered on both transports with a ServerErrorResponse of
+   * type BadRequest carrying the reason (an HTTP agent gets it in a 200, as OpAMP has it), counted by
+   * the caller, nothing folded.
+   */
+  function badRequest(connection: OpampConnection, uidBytes: Uint8Array, reason: string): HandleResult {
+    const reply = encoder.encode(
+      { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: reason } },
+      connection.replyHeadroom,
+    );
+    return { ok: true, reply };
   }
 
   /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
@@ -216,6 +234,12 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const claim = owners.claim(uid, connection);
     if (isRefusal(claim)) return reject(connection, uidBytes, refusalText[claim]);
     const message = toAgentMessage(msg, uid);
+    // Before anything is folded: a report past a limit changes nothing and is answered BadRequest.
+    const violation = deps.reportLimits && checkReport(message, deps.reportLimits);
+    if (violation !== undefined) {
+      observer.refused?.(violation.limit);
+      return badRequest(connection, uidBytes, violation.reason);
+    }
     const command = message.disconnect ? undefined : deps.commands?.peek(uid);
     const known = registry.get(uid);
     const decision = decideAgent(known, message, {

@@ -1,0 +1,66 @@
+// agents.limits in the running service: a report past a limit is answered BadRequest with the
+// reason over both transports, counted in svc_opamp_refused_total{reason}, and changes nothing.
+
+import { expect } from 'chai';
+import type { App } from '../../../src/app.ts';
+import { agentMessage, description, newUid, postHttp, WsAgent } from '../../support/agentClient.ts';
+import { startApp } from '../../support/startApp.ts';
+
+const BadRequest = 1;
+
+async function refusals(app: App): Promise<Record<string, number>> {
+  const text = await (await fetch(`${app.urls.telemetry}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^svc_opamp_refused_total\{reason="([a-z_]+)"\} (\d+)$/gm))
+    out[m[1]!] = Number(m[2]);
+  return out;
+}
+
+const manyAttributes = (n: number) =>
+  description(
+    { 'service.name': 'crowded' },
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v'])),
+  );
+
+describe('report limits (agents.limits) in the message path', () => {
+  let app: App;
+  before(async () => {
+    app = await startApp({
+      config: { agents: { limits: { attribute_count: 50, attribute_value_length: 64 } } },
+    });
+  });
+  after(() => app.stop());
+
+  it('refuses a description with too many attributes over WebSocket, with the reason, and folds nothing', async () => {
+    const before = await refusals(app);
+    const ws = await WsAgent.open(app.urls.opamp);
+    const uid = newUid();
+    try {
+      const reply = await ws.send(agentMessage(uid, { agentDescription: manyAttributes(60) }));
+      expect(reply.errorResponse?.type).to.equal(BadRequest);
+      expect(reply.errorResponse?.errorMessage).to.match(/attribute/);
+      expect(app.registry.get(uid as never), 'nothing registered').to.equal(undefined);
+      // The same agent within the limits is served on the same connection.
+      const ok = await ws.send(agentMessage(uid, { agentDescription: manyAttributes(10) }));
+      expect(ok.errorResponse ?? null).to.equal(null);
+      expect(app.registry.get(uid as never)?.description?.identifying['service.name']).to.equal('crowded');
+    } finally {
+      await ws.close();
+    }
+    const after = await refusals(app);
+    expect((after.attribute_count ?? 0) - (before.attribute_count ?? 0)).to.equal(1);
+  });
+
+  it('refuses an oversized value over plain HTTP with the reason in a ServerErrorResponse', async () => {
+    const uid = newUid();
+    const answer = await postHttp(
+      app.urls.opamp,
+      agentMessage(uid, { agentDescription: description({ 'service.name': 'x'.repeat(65) }) }),
+    );
+    expect(answer.status).to.equal(200);
+    expect(answer.message?.errorResponse?.type).to.equal(BadRequest);
+    expect(answer.message?.errorResponse?.errorMessage).to.match(/value/);
+    expect(app.registry.get(uid as never)).to.equal(undefined);
+    expect((await refusals(app)).attribute_value_length).to.equal(1);
+  });
+});
