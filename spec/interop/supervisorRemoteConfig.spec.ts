@@ -71,32 +71,39 @@ describe('a remote config by selector reaches a supervised Collector (real peers
     });
   }
 
-  it('a config the Collector refuses ends failed with its own error, offered once', async function () {
-    const { app } = service;
-    peer = await startSupervisor(this, { transport: 'ws', opampUrl: app.urls.opamp, validateConfig: true });
-    await agentWhen(app, peer.uid, (a) => a.healthy === true, 'the Collector to run');
-    const refused = dump({
-      exporters: { nosuchexporter: {} },
-      service: { pipelines: { logs: { receivers: ['nop'], exporters: ['nosuchexporter'] } } },
+  for (const transport of ['ws', 'http'] as Transport[]) {
+    it(`over ${transport}: a config the Collector refuses ends failed with its own error, offered once`, async function () {
+      const { app } = service;
+      peer = await startSupervisor(this, { transport, opampUrl: app.urls.opamp, validateConfig: true });
+      await agentWhen(app, peer.uid, (a) => a.healthy === true, 'the Collector to run');
+      const refused = dump({
+        exporters: { nosuchexporter: {} },
+        service: { pipelines: { logs: { receivers: ['nop'], exporters: ['nosuchexporter'] } } },
+      });
+      await service.target('30-refused', peer.uid, refused);
+      const failed = await agentWhen(
+        app,
+        peer.uid,
+        (a) => a.config_state === 'failed',
+        'the config to fail',
+        120_000,
+      );
+      const remote = remoteOf(failed);
+      expect(remote).to.include({ status: 'failed' });
+      expect(remote.error_message).to.include(`'exporters' unknown type: "nosuchexporter"`);
+      expect(remote.reported_hash).to.equal(remote.desired_hash);
+      // The supervisor kept the Collector running on its previous config.
+      const still = await agentWhen(
+        app,
+        peer.uid,
+        (a) => a.healthy === true,
+        'the Collector to keep running',
+      );
+      expect(effectiveText(still)).to.not.match(/nosuchexporter/);
+      // The agent's next message (a heartbeat at the latest) is answered without the refused config.
+      const seq = BigInt(String(still.sequence_num));
+      await agentWhen(app, peer.uid, (a) => BigInt(String(a.sequence_num)) > seq, 'another message', 90_000);
+      expect(service.offersOf(peer.uid, String(remote.desired_hash))).to.equal(1);
     });
-    await service.target('30-refused', peer.uid, refused);
-    const failed = await agentWhen(
-      app,
-      peer.uid,
-      (a) => a.config_state === 'failed',
-      'the config to fail',
-      120_000,
-    );
-    const remote = remoteOf(failed);
-    expect(remote).to.include({ status: 'failed' });
-    expect(remote.error_message).to.include(`'exporters' unknown type: "nosuchexporter"`);
-    expect(remote.reported_hash).to.equal(remote.desired_hash);
-    // The supervisor kept the Collector running on its previous config.
-    const still = await agentWhen(app, peer.uid, (a) => a.healthy === true, 'the Collector to keep running');
-    expect(effectiveText(still)).to.not.match(/nosuchexporter/);
-    // The agent's next message (a heartbeat at the latest) is answered without the refused config.
-    const seq = BigInt(String(still.sequence_num));
-    await agentWhen(app, peer.uid, (a) => BigInt(String(a.sequence_num)) > seq, 'another message', 90_000);
-    expect(service.offersOf(peer.uid, String(remote.desired_hash))).to.equal(1);
-  });
+  }
 });
