@@ -20,12 +20,22 @@ export interface RunningPeer {
   stop(): Promise<void>;
 }
 
-/** The service's OpAMP URL for a transport (`app.urls.opamp` is http://host:port). */
+/** The service's OpAMP URL for a transport (`app.urls.opamp` is http:// or, with TLS, https://). */
 export function opampEndpoint(opampUrl: string, transport: Transport): string {
   const url = new URL('/v1/opamp', opampUrl);
-  if (transport === 'ws') url.protocol = 'ws:';
+  if (transport === 'ws') url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   return url.toString();
 }
+
+/** The Collector's TLS client settings (configtls): the service's CA, and a client certificate
+ * when the service asks for one (opamp_tls.client_ca_file). Without it: plain text allowed. */
+export interface PeerTls {
+  readonly ca_file: string;
+  readonly cert_file?: string;
+  readonly key_file?: string;
+}
+
+const tlsOf = (tls: PeerTls | undefined) => tls ?? { insecure: true };
 
 /** A Collector pipeline that binds no port: what runs before any remote config arrives. The
  * Collector's own metrics are off, or every Collector of a run would want the same :8888. */
@@ -44,7 +54,7 @@ export interface SupervisorOptions {
   /** Runs `otelcol validate` before applying a remote config, so a refused one fails with the
    * Collector's own error and the running Collector keeps its config. */
   readonly validateConfig?: boolean;
-  readonly serviceName?: string;
+  readonly tls?: PeerTls;
 }
 
 export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOptions): Promise<RunningPeer> {
@@ -54,7 +64,7 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
   const uid = randomUUID();
   await writeFile(join(dir, 'base.yaml'), dump(baseCollectorConfig));
   const config = {
-    server: { endpoint: opampEndpoint(options.opampUrl, options.transport), tls: { insecure: true } },
+    server: { endpoint: opampEndpoint(options.opampUrl, options.transport), tls: tlsOf(options.tls) },
     capabilities: {
       accepts_remote_config: true,
       reports_remote_config: true,
@@ -71,7 +81,6 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
       validate_config: options.validateConfig ?? false,
       description: {
         non_identifying_attributes: { 'deployment.environment': 'interop', 'peer.kind': 'supervisor' },
-        ...(options.serviceName && { identifying_attributes: { 'service.name': options.serviceName } }),
       },
     },
     storage: { directory: join(dir, 'storage') },
@@ -85,6 +94,7 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
 export interface ExtensionOptions {
   readonly transport: Transport;
   readonly opampUrl: string;
+  readonly tls?: PeerTls;
 }
 
 /** A Collector without a supervisor, reporting through its opamp extension. */
@@ -98,8 +108,8 @@ export async function startCollectorWithExtension(
   const endpoint = opampEndpoint(options.opampUrl, options.transport);
   const server =
     options.transport === 'ws'
-      ? { ws: { endpoint, tls: { insecure: true } } }
-      : { http: { endpoint, tls: { insecure: true }, polling_interval: '1s' } };
+      ? { ws: { endpoint, tls: tlsOf(options.tls) } }
+      : { http: { endpoint, tls: tlsOf(options.tls), polling_interval: '1s' } };
   const config = {
     ...baseCollectorConfig,
     extensions: {
