@@ -91,12 +91,17 @@ envsubst_manifest() { # ${VAR} and ${VAR#v} from the environment, without needin
 agent() { # the project's own agent on opamp-go's client library (tools/peers/agent)
   local target=$1
   (cd "$here/agent" && go build -mod=readonly -trimpath -ldflags='-s -w' -o "$target" .)
+  find "$bin" -name 'opamp-agent-*' ! -name "$(basename "$target")" -delete # builds of older sources
 }
 
 command -v go >/dev/null || { echo "go is not on PATH: the interop peers need Go >= 1.25" >&2; exit 1; }
 log "$(go version); output in $out"
 started=$(date +%s)
-build_peer agent "opamp-go agent $OPAMP_GO_VERSION" "$bin/opamp-agent-$OPAMP_GO_VERSION" agent
+# The agent's binary is named after its sources as well, so that an edit to them rebuilds it
+# (spec/interop/support/peers.ts computes the same name).
+agent_sources=$(cd "$here/agent" && find . -maxdepth 1 \( -name '*.go' -o -name go.mod -o -name go.sum \) |
+  sed 's|^\./||' | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)
+build_peer agent "opamp-go agent $OPAMP_GO_VERSION" "$bin/opamp-agent-$OPAMP_GO_VERSION-$agent_sources" agent
 build_peer supervisor "opampsupervisor $OTELCOL_CONTRIB_VERSION" \
   "$bin/opampsupervisor-$OTELCOL_CONTRIB_VERSION" supervisor
 build_peer collector "otelcol-peers $OTELCOL_CORE_VERSION" "$bin/otelcol-peers-$OTELCOL_CORE_VERSION" collector

@@ -3,7 +3,8 @@
 // fails the spec with the reason (the build's own error when it left one), never a silent skip;
 // elsewhere the spec is skipped with the command that builds it.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -29,12 +30,23 @@ function binaryName(peer: PeerName): string {
     case 'collector':
       return `otelcol-peers-${v.OTELCOL_CORE_VERSION}`;
     case 'agent':
-      return `opamp-agent-${v.OPAMP_GO_VERSION}`;
+      return `opamp-agent-${v.OPAMP_GO_VERSION}-${agentSources()}`;
     default: {
       const unknown: never = peer;
       return unknown;
     }
   }
+}
+
+/** The agent is the project's own code: its binary is named after its sources too (as build.sh does). */
+function agentSources(): string {
+  const dir = join(root, 'tools', 'peers', 'agent');
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.go') || name === 'go.mod' || name === 'go.sum')
+    .sort();
+  const hash = createHash('sha256');
+  for (const name of files) hash.update(readFileSync(join(dir, name)));
+  return hash.digest('hex').slice(0, 12);
 }
 
 /** The peer's binary, or: fails (CI) / skips (elsewhere) the calling spec with the reason. */

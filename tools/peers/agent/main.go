@@ -4,18 +4,17 @@
 //
 // It reports a description, health and effective config, applies any remote config it is offered
 // (its effective config becomes the offered map; a file whose body contains "reject-me" makes it
-// report FAILED instead) and restarts on a restart command (a new health start time). It prints one
-// line per event on stdout ("connected", "config applied HASH", "restarted") for specs to wait on.
+// report FAILED instead) and restarts on a restart command (a new health start time). With -csr it
+// asks the server to sign a certificate and reconnects with it (csr.go). It prints one line per
+// event on stdout ("connected", "config applied HASH", "restarted", "certificate received ...") for
+// specs to wait on.
 package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -29,27 +28,17 @@ import (
 	"github.com/open-telemetry/opamp-go/protobufs"
 )
 
-type headerFlags []string
-
-func (h *headerFlags) String() string     { return strings.Join(*h, ", ") }
-func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
+type startSettings = types.StartSettings
 
 type agent struct {
-	mu        sync.Mutex
-	client    client.OpAMPClient
-	effective *protobufs.AgentConfigMap
-	started   time.Time
-}
-
-type stdoutLogger struct{ debug bool }
-
-func (l stdoutLogger) Debugf(_ context.Context, format string, v ...interface{}) {
-	if l.debug {
-		fmt.Printf("debug "+format+"\n", v...)
-	}
-}
-func (l stdoutLogger) Errorf(_ context.Context, format string, v ...interface{}) {
-	fmt.Printf("error "+format+"\n", v...)
+	mu          sync.Mutex
+	client      client.OpAMPClient
+	settings    startSettings
+	logger      types.Logger
+	description *protobufs.AgentDescription
+	csr         *csrState // set with -csr until the certificate has been asked for
+	effective   *protobufs.AgentConfigMap
+	started     time.Time
 }
 
 func main() {
@@ -59,6 +48,7 @@ func main() {
 	caFile := flag.String("ca-file", "", "PEM CA to verify the server with (wss:// and https://)")
 	heartbeat := flag.Duration("heartbeat", 30*time.Second, "heartbeat / poll interval")
 	debug := flag.Bool("debug", false, "print the client library's debug lines")
+	csr := flag.Bool("csr", false, "ask the server to sign a CSR, then reconnect with the certificate")
 	var headers headerFlags
 	flag.Var(&headers, "header", "extra request header 'Name: value' (repeatable)")
 	flag.Parse()
@@ -82,12 +72,19 @@ func main() {
 		settings.TLSConfig, err = tlsConfig(*caFile)
 		exitOn(err)
 	}
-	a := &agent{effective: localConfig(), started: time.Now()}
-	a.client = newClient(*endpoint, stdoutLogger{debug: *debug})
+	a := &agent{
+		effective:   localConfig(),
+		started:     time.Now(),
+		logger:      stdoutLogger{debug: *debug},
+		description: description(*name, uid),
+	}
+	if *csr {
+		a.csr, err = newCSR(uuid.UUID(uid).String())
+		exitOn(err)
+		settings.Capabilities |= protobufs.AgentCapabilities_AgentCapabilities_AcceptsOpAMPConnectionSettings
+	}
 	settings.Callbacks = a.callbacks()
-	exitOn(a.client.SetAgentDescription(description(*name, uid)))
-	exitOn(a.client.SetHealth(a.health()))
-	exitOn(a.client.Start(context.Background(), settings))
+	exitOn(a.start(settings))
 	fmt.Printf("started %s\n", hex.EncodeToString(uid[:]))
 
 	stop := make(chan os.Signal, 1)
@@ -95,8 +92,41 @@ func main() {
 	<-stop
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = a.client.Stop(ctx)
+	a.mu.Lock()
+	current := a.client
+	a.mu.Unlock()
+	_ = current.Stop(ctx)
 	fmt.Println("stopped")
+}
+
+// start runs a new client with these settings; with a CSR not yet sent, it asks for a certificate.
+func (a *agent) start(settings startSettings) error {
+	c := newClient(settings.OpAMPServerURL, a.logger)
+	if err := c.SetAgentDescription(a.description); err != nil {
+		return err
+	}
+	if err := c.SetHealth(a.health()); err != nil {
+		return err
+	}
+	// Capabilities go through SetCapabilities (StartSettings.Capabilities is deprecated in opamp-go).
+	capabilities := settings.Capabilities
+	if err := c.SetCapabilities(&capabilities); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.client = c
+	a.settings = settings
+	pending := a.csr
+	a.mu.Unlock()
+	started := settings
+	started.Capabilities = 0
+	if err := c.Start(context.Background(), started); err != nil {
+		return err
+	}
+	if pending != nil && (settings.TLSConfig == nil || len(settings.TLSConfig.Certificates) == 0) {
+		return c.RequestConnectionSettings(pending.request())
+	}
+	return nil
 }
 
 func newClient(endpoint string, logger types.Logger) client.OpAMPClient {
@@ -113,7 +143,8 @@ func (a *agent) callbacks() types.Callbacks {
 		OnError: func(_ context.Context, e *protobufs.ServerErrorResponse) {
 			fmt.Printf("server error %v %s\n", e.GetType(), e.GetErrorMessage())
 		},
-		OnMessage: a.onMessage,
+		OnMessage:                 a.onMessage,
+		OnOpampConnectionSettings: a.onOpampSettings,
 		GetEffectiveConfig: func(context.Context) (*protobufs.EffectiveConfig, error) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
@@ -127,9 +158,15 @@ func (a *agent) callbacks() types.Callbacks {
 			a.started = time.Now()
 			a.mu.Unlock()
 			fmt.Println("restarted")
-			return a.client.SetHealth(a.health())
+			return a.current().SetHealth(a.health())
 		},
 	}
+}
+
+func (a *agent) current() client.OpAMPClient {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.client
 }
 
 func (a *agent) onMessage(ctx context.Context, msg *types.MessageData) {
@@ -149,8 +186,8 @@ func (a *agent) onMessage(ctx context.Context, msg *types.MessageData) {
 		status.Status = protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED
 		fmt.Printf("config applied %x\n", hash)
 	}
-	_ = a.client.SetRemoteConfigStatus(status)
-	_ = a.client.UpdateEffectiveConfig(ctx)
+	_ = a.current().SetRemoteConfigStatus(status)
+	_ = a.current().UpdateEffectiveConfig(ctx)
 }
 
 func refusal(config *protobufs.AgentConfigMap) string {
@@ -170,57 +207,6 @@ func (a *agent) health() *protobufs.ComponentHealth {
 		StartTimeUnixNano: uint64(a.started.UnixNano()),
 		Status:            "running",
 	}
-}
-
-func localConfig() *protobufs.AgentConfigMap {
-	return &protobufs.AgentConfigMap{ConfigMap: map[string]*protobufs.AgentConfigFile{
-		"": {Body: []byte("local: true\n"), ContentType: "text/yaml"},
-	}}
-}
-
-func description(name string, uid types.InstanceUid) *protobufs.AgentDescription {
-	host, _ := os.Hostname()
-	text := func(k, v string) *protobufs.KeyValue {
-		return &protobufs.KeyValue{Key: k, Value: &protobufs.AnyValue{Value: &protobufs.AnyValue_StringValue{StringValue: v}}}
-	}
-	return &protobufs.AgentDescription{
-		IdentifyingAttributes: []*protobufs.KeyValue{
-			text("service.name", name),
-			text("service.instance.id", uuid.UUID(uid).String()),
-		},
-		NonIdentifyingAttributes: []*protobufs.KeyValue{text("host.name", host), text("os.type", "linux")},
-	}
-}
-
-func instanceUid(text string) (types.InstanceUid, error) {
-	if text == "" {
-		id, err := uuid.NewV7()
-		return types.InstanceUid(id), err
-	}
-	id, err := uuid.Parse(text)
-	return types.InstanceUid(id), err
-}
-
-func parseHeaders(lines []string) http.Header {
-	h := http.Header{}
-	for _, line := range lines {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-		}
-	}
-	return h
-}
-
-func tlsConfig(caFile string) (*tls.Config, error) {
-	pem, err := os.ReadFile(caFile)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("no certificate in %s", caFile)
-	}
-	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
 func exitOn(err error) {
