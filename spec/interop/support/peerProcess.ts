@@ -16,6 +16,21 @@ export interface PeerProcess {
 /** What a failed wait shows of the peer's output. */
 const shownTail = 6_000;
 
+/** Groups still running when mocha exits (a spec that died before its after hook) are killed then,
+ * so no supervisor or Collector outlives the run. */
+const live = new Set<number>();
+process.on('exit', () => {
+  for (const pid of live) killGroup(pid, 'SIGKILL');
+});
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is gone already
+  }
+}
+
 export function startPeer(file: string, args: readonly string[], cwd: string): PeerProcess {
   const child = spawn(file, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
@@ -26,6 +41,7 @@ export function startPeer(file: string, args: readonly string[], cwd: string): P
   };
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
+  if (child.pid !== undefined) live.add(child.pid);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.once('exit', (code, signal) => append(Buffer.from(`\n[exited code=${code} signal=${signal}]\n`)));
   return {
@@ -67,21 +83,18 @@ function waitForLine(
 }
 
 async function stopGroup(child: ChildProcess, exited: Promise<void>, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const group = -child.pid;
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(group, signal);
-    } catch {
-      // the group is gone already
-    }
-  };
-  signalGroup('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
-  const late = await Promise.race([exited.then(() => false), timedOut]);
-  clearTimeout(timer);
+  const pid = child.pid;
+  if (pid === undefined) return;
+  if (child.exitCode === null && child.signalCode === null) {
+    killGroup(pid, 'SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
+    const late = await Promise.race([exited.then(() => false), timedOut]);
+    clearTimeout(timer);
+    if (late) killGroup(pid, 'SIGKILL');
+    await exited;
+  }
   // A Collector the supervisor started is in the same group and may outlive it by a moment.
-  signalGroup('SIGKILL');
-  if (late) await exited;
+  killGroup(pid, 'SIGKILL');
+  live.delete(pid);
 }
