@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'static/**', 'artifacts/**', '.peers/**', 'eslint.config.js', 'eslint.boundaries.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'static/**',
+      'artifacts/**',
+      '.peers/**',
+      'eslint.config.js',
+      'eslint.boundaries.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
