@@ -11,6 +11,7 @@ export default tseslint.config(
       'static/**',
       'artifacts/**',
       '.tmp/**',
+      '.peers/**',
       'eslint.config.js',
       'eslint.boundaries.js',
     ],

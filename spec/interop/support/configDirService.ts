@@ -1,0 +1,39 @@
+// The service with its remote configs in a directory (the GitOps path of docs/remote-config.md), and
+// a count of every remote config it offers: what "offered once, never in a loop" is checked against.
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump } from 'js-yaml';
+import type { App } from '../../../src/app.ts';
+import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
+import { startApp } from '../../support/startApp.ts';
+
+export interface ConfigDirService {
+  readonly app: App;
+  /** Writes the config NAME targeting the agent with this `service.instance.id`. */
+  target(name: string, uid: string, body: string): Promise<void>;
+  /** How many times the service offered this config hash to this agent. */
+  offersOf(uid: string, hash: string): number;
+  stop(): Promise<void>;
+}
+
+export async function startConfigDirService(): Promise<ConfigDirService> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-configs-'));
+  const app = await startApp({ config: { remote_config: { dir } } });
+  const offers: string[] = [];
+  const sub = app.bus.events$.subscribe((e: FleetEvent) => {
+    if (e.type === 'AgentRemoteConfigOffered') offers.push(`${e.data.uid} ${e.data.hash}`);
+  });
+  return {
+    app,
+    target: (name, uid, body) =>
+      writeFile(join(dir, `${name}.yaml`), dump({ selector: `service.instance.id=${uid}`, body })),
+    offersOf: (uid, hash) => offers.filter((o) => o === `${uid} ${hash}`).length,
+    stop: async () => {
+      sub.unsubscribe();
+      await app.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
