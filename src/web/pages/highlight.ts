@@ -3,13 +3,9 @@
 // exactly, and the template escapes every token, so a hostile config cannot inject markup.
 
 import { highlightJson } from './jsonTokens.ts';
+import type { Token, TokenClass } from './token.ts';
 
-export type TokenClass = 'key' | 'str' | 'num' | 'lit' | 'com' | 'punct' | '';
-
-export interface Token {
-  readonly c: TokenClass;
-  readonly v: string;
-}
+export type { Token, TokenClass } from './token.ts';
 
 export type Language = 'json' | 'yaml' | 'text';
 

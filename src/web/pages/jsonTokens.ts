@@ -3,7 +3,7 @@
 // take quadratic time, such as a line of `\"` repeated with no closing quote). Concatenating the
 // tokens gives back the input exactly.
 
-import type { Token, TokenClass } from './highlight.ts';
+import type { Token, TokenClass } from './token.ts';
 
 const punctuation = new Set(['{', '}', '[', ']', ',', ':']);
 const literals = ['true', 'false', 'null'] as const;
