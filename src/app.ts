@@ -37,7 +37,7 @@ import { createMemoryCredentialStore } from './projections/identity/memoryCreden
 import type * as PersistenceModule from './persistence/persistence.ts';
 import type { Persistence } from './persistence/persistence.ts';
 import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
-import { createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
+import { createServerTelemetry, createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
 import { createJobTargetResolver } from './web/read/jobTargets.ts';
@@ -93,18 +93,20 @@ export function createApp(config: Config, deps: AppDeps): App {
   const persistenceOn = config.database.host !== '';
 
   let recorder: Recorder | undefined;
+  const build = deps.build ?? readBuildInfo({});
+  const serverTelemetry = createServerTelemetry({ config, build, logger });
   // Running totals for the history's message and error rates (the same calls the counters get).
   const traffic = { messages: 0, errors: 0 };
   const protocol = {
     messageReceived: () => {
       traffic.messages++;
-      metrics.protocol.messageReceived();
+      serverTelemetry.protocol.messageReceived();
     },
     messageFailed: (reason: string) => {
       traffic.errors++;
-      metrics.protocol.messageFailed(reason);
+      serverTelemetry.protocol.messageFailed(reason);
     },
-    refused: (reason: string) => metrics.protocol.refused(reason),
+    refused: (reason: string) => serverTelemetry.protocol.refused(reason),
   };
   const core = createFleetCore({
     scheduler,
@@ -114,11 +116,8 @@ export function createApp(config: Config, deps: AppDeps): App {
       requiredAttributes: config.fleet.required_attributes,
       reportLimits: config.agents.limits,
     },
-    // Telemetry is built on the core's projections, so the handler reaches its counters through here
-    // (called only once messages arrive, after createApp has returned).
     observer: protocol,
     onError,
-    trackChanges: persistenceOn,
     // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
     onInbound: (connection, payload, at) => recorder?.message(connection, payload, at),
     onClosed: (connection, at) => recorder?.connectionClosed(connection, at),
@@ -135,22 +134,24 @@ export function createApp(config: Config, deps: AppDeps): App {
 
   let ready = false;
   let draining = false;
-  const build = deps.build ?? readBuildInfo({});
-  const metrics = createTelemetry({
-    config,
-    build,
-    events$: bus.events$,
-    registry,
-    compliance,
-    desiredFor: (agent) => core.desired.desiredFor(agent),
-    logger,
-    onError,
-    // SPEC: svc_agents_evicted_total "fires at soft-delete time when persistence is on".
-    evictionsCountedAt: persistenceOn ? 'soft_delete' : 'sweep',
-    isReady: () => ready,
-    isDraining: () => draining,
-    auth: createTelemetryAuth(authOptions('telemetry')),
-  });
+  const metrics = createTelemetry(
+    {
+      config,
+      build,
+      events$: bus.events$,
+      registry,
+      compliance,
+      desiredFor: (agent) => core.desired.desiredFor(agent),
+      logger,
+      onError,
+      // SPEC: svc_agents_evicted_total "fires at soft-delete time when persistence is on".
+      evictionsCountedAt: persistenceOn ? 'soft_delete' : 'sweep',
+      isReady: () => ready,
+      isDraining: () => draining,
+      auth: createTelemetryAuth(authOptions('telemetry')),
+    },
+    serverTelemetry,
+  );
   const eventLog = createEventLog(bus.events$, logger);
   const enrollment = createEnrollment(config.agents.tokens);
   // SPEC allows unauthenticated agents; say so once, so it is a decision and not an oversight.
@@ -180,7 +181,6 @@ export function createApp(config: Config, deps: AppDeps): App {
         logger,
         scheduler,
         registry,
-        windows$: core.changes!.windows$,
         events$: bus.events$,
         publish: (event) => bus.publish(event),
         disconnectAfterMs: thresholds.disconnectAfterMs,

@@ -5,7 +5,8 @@
 //   transport → handler: decode (the core's decoder) → look up → decide → publish → reply
 //                                              │
 //                              bus ────────────┴──→ registry, compliance counters, desired configs,
-//                                                   change tracker, …
+//                                                   and the host's own (telemetry, persistence's
+//                                                   change tracker, …)
 //   connection owners: which WebSocket holds which agent (handler claims, close releases)
 //   liveness sweeper: registry → sweep → release from owners → publish
 //   config pusher: desired configs changed → owners.held → handler.push → WebSocket agents
@@ -21,7 +22,6 @@ import { createEncoder } from './io/opamp/codec.ts';
 import { createDecoder, type Decoder } from './io/opamp/decoder.ts';
 import { createConnectionOwners, type ConnectionOwners } from './io/opamp/connectionOwners.ts';
 import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
-import { createChangeTracker, type ChangeTracker } from './projections/changeTracker/changeTracker.ts';
 import {
   createComplianceCounters,
   type ComplianceCountersProjection,
@@ -53,8 +53,6 @@ export interface FleetCoreOptions {
   readonly observer: HandlerDeps['observer'];
   /** A projection or the sweep failed (logged and counted by the host; the stream goes on). */
   readonly onError: ProjectionErrorHandler;
-  /** Build the change tracker (what persistence flushes); the replay has no use for it. */
-  readonly trackChanges: boolean;
   /** Traffic recording hooks of the handler. */
   readonly onInbound?: HandlerDeps['onInbound'];
   readonly onClosed?: HandlerDeps['onClosed'];
@@ -70,8 +68,6 @@ export interface FleetCore {
   readonly compliance: ComplianceCountersProjection;
   /** Each agent's desired remote config, folded from config events. */
   readonly desired: DesiredConfigs;
-  /** Present when built with trackChanges. */
-  readonly changes: ChangeTracker | undefined;
   readonly handler: OpampHandler;
   /** Which WebSocket holds which agent here (the handler, the pusher, the close path and the sweep use it). */
   readonly owners: ConnectionOwners;
@@ -81,8 +77,9 @@ export interface FleetCore {
   /** Starts the liveness sweep; the service calls it once its listeners are up. */
   startSweeping(): void;
   /**
-   * Stops in order: the sweep, then the bus completes (the change tracker delivers its final
-   * window to whoever flushes it), then the projections unsubscribe. Their last state stays readable.
+   * Stops in order: the sweep, then the bus completes (subscribers of the host, such as
+   * persistence's change tracker, see the completion and deliver what they hold), then the
+   * projections unsubscribe. Their last state stays readable.
    */
   stop(): void;
 }
@@ -93,7 +90,6 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
   const registry = createRegistryProjection(bus.events$, onError);
   const compliance = createComplianceCounters(bus.events$, onError);
   const desired = createDesiredConfigProjection(bus.events$, onError);
-  const changes = options.trackChanges ? createChangeTracker(bus.events$, { scheduler }) : undefined;
   const thresholds = livenessThresholds(fleet.heartbeatIntervalMs, fleet.staleMissedHeartbeats);
   const commands = createCommandQueue();
   const owners = createConnectionOwners();
@@ -127,7 +123,6 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     registry,
     compliance,
     desired,
-    changes,
     handler,
     owners,
     commands,
@@ -149,7 +144,6 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
       registry.stop();
       compliance.stop();
       desired.stop();
-      changes?.stop();
     },
   };
 }

@@ -15,7 +15,6 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import type { FleetEvent } from '../events/fleetEvent.ts';
 import type { Config } from '../io/config/schema.ts';
 import type { Logger } from '../io/logger.ts';
-import type { ChangeWindow } from '../projections/changeTracker/changeTracker.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
 import { createAgentWriter, writeConcurrency } from './agents/agentWriter.ts';
 import { connectionSettings, connectionUrl } from './database/connectionSettings.ts';
@@ -38,6 +37,7 @@ import { createConfigSync } from './configs/configSync.ts';
 import { createPgConfigCatalog, type PgConfigCatalog } from './configs/pgConfigCatalog.ts';
 import { createNotifications, type Notifications } from './database/notifications.ts';
 import type { CredentialStore } from '../projections/identity/credentialStore.ts';
+import { createChangeTracker } from '../projections/changeTracker/changeTracker.ts';
 import { createPgCredentialStore } from './identity/pgCredentialStore.ts';
 import { listenForRevocations } from './identity/revocationListener.ts';
 
@@ -46,9 +46,11 @@ export interface PersistenceDeps {
   readonly logger: Logger;
   readonly scheduler: SchedulerLike;
   readonly registry: Registry;
-  /** The change tracker's windows: what the flusher writes. */
-  readonly windows$: Observable<ChangeWindow>;
-  /** The bus's events: the list mirror follows this replica's evictions. */
+  /**
+   * The bus's events: the change tracker made here folds them into the windows the flusher writes
+   * (its final window arrives when the bus completes, before stop()), and the list mirror follows
+   * this replica's evictions.
+   */
   readonly events$: Observable<FleetEvent>;
   /** The bus: where the store's own facts (AgentsSoftDeleted) are published. */
   readonly publish: (event: FleetEvent) => void;
@@ -104,8 +106,9 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     concurrency: writeConcurrency(splitPool(config.database.pool_max).write),
   });
   const ledger = createSessionLedger(keepaliveMs(deps.disconnectAfterMs, sessionPassMs));
+  const changes = createChangeTracker(deps.events$, { scheduler });
   const flusher = createFlusher({
-    windows$: deps.windows$,
+    windows$: changes.windows$,
     registry,
     writer,
     ledger,
@@ -199,6 +202,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   async function stop(): Promise<void> {
     await jobs.stop();
     await flusher.stop();
+    changes.stop();
     await refresher?.stop();
     await configSync?.stop();
     await mirror.stop();

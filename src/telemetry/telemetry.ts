@@ -76,18 +76,37 @@ export interface Telemetry {
   stop(): Promise<void>;
 }
 
-export function createTelemetry(deps: TelemetryDeps): Telemetry {
-  const { config } = deps;
+/** The server registry and the counters the OpAMP listener and the UI listener feed. */
+export interface ServerTelemetry {
+  readonly server: PromRegistry;
+  readonly protocol: ProtocolCounters;
+  readonly observeRequest: ObserveRequest;
+  readonly uiRefused: CountUiRefusal;
+}
+
+/**
+ * The server registry alone, made first: the OpAMP handler counts into it, and the fleet core it
+ * belongs to is what the rest of telemetry is built on.
+ */
+export function createServerTelemetry(
+  deps: Pick<TelemetryDeps, 'config' | 'build' | 'logger'>,
+): ServerTelemetry {
   const server = new PromRegistry();
+  const { protocol, observeRequest } = registerServerMetrics({
+    register: server,
+    config: deps.config,
+    build: deps.build,
+    logger: deps.logger,
+  });
+  return { server, protocol, observeRequest, uiRefused: registerUiRefusalMetrics(server) };
+}
+
+export function createTelemetry(deps: TelemetryDeps, serverTelemetry: ServerTelemetry): Telemetry {
+  const { config } = deps;
+  const { server, protocol, observeRequest, uiRefused } = serverTelemetry;
   const fleet = new PromRegistry();
   const counters = createFleetCountersProjection(deps.events$, deps.onError, {
     evictionsCountedAt: deps.evictionsCountedAt,
-  });
-  const { protocol, observeRequest } = registerServerMetrics({
-    register: server,
-    config,
-    build: deps.build,
-    logger: deps.logger,
   });
   registerFleetMetrics({
     register: fleet,
@@ -116,7 +135,7 @@ export function createTelemetry(deps: TelemetryDeps): Telemetry {
     fleet,
     protocol,
     observeRequest,
-    uiRefused: registerUiRefusalMetrics(server),
+    uiRefused,
     persistenceMetrics: (gauges) => registerPersistenceMetrics({ server, fleet, ...gauges }),
     jobMetrics: (counts) => registerJobMetrics(fleet, counts, counters),
     listener,

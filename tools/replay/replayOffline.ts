@@ -69,7 +69,6 @@ export async function replayOffline(
     },
     observer: { messageReceived: () => undefined, messageFailed: () => void counts.rejected++ },
     onError,
-    trackChanges: false,
   });
   const { handler, registry } = core;
   const timelines =

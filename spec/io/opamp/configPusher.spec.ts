@@ -36,7 +36,6 @@ describe('config pusher (virtual time)', () => {
       onError: (_, error) => {
         throw error;
       },
-      trackChanges: false,
     });
   });
   afterEach(() => core.stop());

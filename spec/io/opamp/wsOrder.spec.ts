@@ -93,7 +93,6 @@ async function start(deliverOn: SchedulerLike | undefined): Promise<Stack> {
     onError: (_, error) => {
       throw error;
     },
-    trackChanges: false,
     ...(deliverOn ? { deliverOn } : {}),
   });
   core.bus.publish(configChanged(revision('base', 'env=prod', 'a: 1\n')));
