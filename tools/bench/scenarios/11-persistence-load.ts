@@ -135,7 +135,7 @@ function rowOf(label: string, agents: number, windows: readonly Window[]): Resul
 }
 
 const scenario: Scenario = {
-  order: 10,
+  order: 11,
   name: 'persistence-load',
   title: 'Persistence: PostgreSQL writes and reads per agent, at rest and under churn',
   async run(ctx) {
