@@ -99,7 +99,7 @@ async function measure(
       await fleet.start();
       await waitFor(() => fleet.snapshot().connected >= agents, 120_000, 200);
       // Past the first flush of every agent and one keepalive interval of session rows.
-      await sleep(ctx.quick ? 6000 : 40_000);
+      await sleep(ctx.quick ? 2000 : 40_000);
       const before = await counters(bench.pools.write);
       const cpu0 = cpuSeconds(server.pid);
       await sleep(windowMs);
@@ -140,7 +140,7 @@ const scenario: Scenario = {
   title: 'Persistence: PostgreSQL writes and reads per agent, at rest and under churn',
   async run(ctx) {
     const agents = ctx.quick ? 300 : 10_000;
-    const windowMs = ctx.quick ? 10_000 : 60_000;
+    const windowMs = ctx.quick ? 4000 : 60_000;
     // One run per mode: the figures are PostgreSQL's row counts, which the machine's other load
     // hardly moves, and each run takes minutes.
     const rest = [await measure(ctx, agents, false, windowMs)];

@@ -2,7 +2,16 @@
 
 import { booleanFilterKeys } from '../../../projections/filter/fleetFilter.ts';
 import { ref } from './jsonSchema.ts';
-import { configStateParam, json, pageParams, pathParam, queryParam, responses } from './operations.ts';
+import {
+  configStateParam,
+  json,
+  pageParams,
+  pathParam,
+  queryParam,
+  responses,
+  writeNote,
+  writeSecurity,
+} from './operations.ts';
 
 const filterParams = [
   ...booleanFilterKeys.map((key) =>
@@ -38,6 +47,16 @@ export const agentPaths = {
       summary: 'One agent in detail',
       parameters: [pathParam('id', { type: 'string' }, 'Instance UID')],
       responses: responses({ '200': json('The agent', ref('AgentDetail')) }, ['404']),
+    },
+  },
+  '/api/agents/{id}/revoke': {
+    post: {
+      operationId: 'revokeAgent',
+      summary: 'Revoke the agent’s credential binding and every certificate issued to it',
+      description: `${writeNote} Revoking a revoked agent changes nothing and answers the first revocation.`,
+      security: writeSecurity,
+      parameters: [pathParam('id', { type: 'string' }, 'Instance UID')],
+      responses: responses({ '200': json('The revocation', ref('Revocation')) }, ['404', '503']),
     },
   },
   '/api/status': {

@@ -116,4 +116,11 @@ export const agentSchemas: Record<string, Schema> = {
   }),
   AttributeKeys: object({ keys: arrayOf(str()) }),
   AttributeValues: object({ key: str(), values: arrayOf(str()) }),
+  Revocation: object({
+    instance_uid: str(),
+    revoked_at: time,
+    revoked_by: str(),
+    certificates_revoked: int(),
+    already_revoked: bool,
+  }),
 };
