@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { connectConfigAgent, startConfigFleet, type ConfigFleet } from '../web/pages/configsHarness.ts';
 import type { TestAgent } from '../web/pages/pagesHarness.ts';
-import { contrastOf } from './contrast.ts';
+import { expectReadsWell } from './contrast.ts';
 import { launchBrowser, requireChromium, screenshot, watchProblems, type Win } from './browserHarness.ts';
 
 const texts = (page: Page, selector: string) => page.locator(selector).allTextContents();
@@ -139,22 +139,16 @@ describe('remote config pages in a real browser', function () {
   });
 
   for (const scheme of ['light', 'dark'] as const) {
-    it(`reads well in the ${scheme} theme: every text at least 4.5:1 against its background`, async () => {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const [path, file] of [
-        ['/configs', `configs-${scheme}.png`],
-        ['/configs/base?from=1&to=3', `config-${scheme}.png`],
-      ] as const) {
-        await page.goto(`${ui()}${path}`);
-        const report = await contrastOf(page);
-        expect(report.measured, path).to.be.greaterThan(10);
-        expect(report.failures, path).to.deep.equal([]);
-        if (scheme === 'dark') expect(report.pageLuminance, path).to.be.below(0.1);
-        else expect(report.pageLuminance, path).to.be.above(0.8);
-        await screenshot(page, file);
-      }
-      await page.emulateMedia({ colorScheme: 'light' });
-    });
+    it(`reads well in the ${scheme} theme: every text at least 4.5:1 against its background`, () =>
+      expectReadsWell(
+        page,
+        scheme,
+        [
+          [`${ui()}/configs`, `configs-${scheme}.png`],
+          [`${ui()}/configs/base?from=1&to=3`, `config-${scheme}.png`],
+        ],
+        screenshot,
+      ));
   }
 
   it('ran without Content-Security-Policy violations, script errors or requests to other origins', () => {

@@ -5,6 +5,7 @@
 // measures, so a theme that loses a colour fails a spec.
 // Also the ratio between two colours read back from the browser (charts' strokes and fills).
 
+import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 
 export type Rgb = readonly [number, number, number];
@@ -113,3 +114,29 @@ function measure(minRatio: number): ContrastReport {
 /** The contrast of the page as it is rendered now (text under `minRatio`, 4.5 by default, fails). */
 export const contrastOf = (page: Page, minRatio = 4.5): Promise<ContrastReport> =>
   page.evaluate(measure, minRatio);
+
+/**
+ * Opens each path in `scheme` and asserts it reads well: its background follows the theme and every
+ * text is at least 4.5:1; saves a screenshot of each (`file`) for people to look at.
+ */
+export async function expectReadsWell(
+  page: Page,
+  scheme: 'light' | 'dark',
+  pages: readonly (readonly [url: string, file: string])[],
+  screenshot: (page: Page, file: string) => Promise<unknown>,
+): Promise<void> {
+  await page.emulateMedia({ colorScheme: scheme });
+  try {
+    for (const [url, file] of pages) {
+      await page.goto(url);
+      const report = await contrastOf(page);
+      expect(report.measured, url).to.be.greaterThan(10);
+      expect(report.failures, url).to.deep.equal([]);
+      if (scheme === 'dark') expect(report.pageLuminance, url).to.be.below(0.1);
+      else expect(report.pageLuminance, url).to.be.above(0.8);
+      await screenshot(page, file);
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+}

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { adminToken, arm, startJobsService, type JobsService } from '../web/pages/jobsHarness.ts';
-import { contrastOf } from './contrast.ts';
+import { expectReadsWell } from './contrast.ts';
 import { launchBrowser, requireChromium, screenshot, watchProblems, type Win } from './browserHarness.ts';
 
 const texts = (page: Page, selector: string) => page.locator(selector).allTextContents();
@@ -154,22 +154,16 @@ describe('jobs pages in a real browser', function () {
   });
 
   for (const scheme of ['light', 'dark'] as const) {
-    it(`reads well in the ${scheme} theme: every text at least 4.5:1 against its background`, async () => {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const [path, file] of [
-        ['/jobs', `jobs-${scheme}.png`],
-        [`/jobs/${running}`, `job-${scheme}.png`],
-      ] as const) {
-        await page.goto(`${ui()}${path}`);
-        const report = await contrastOf(page);
-        expect(report.measured, path).to.be.greaterThan(10);
-        expect(report.failures, path).to.deep.equal([]);
-        if (scheme === 'dark') expect(report.pageLuminance, path).to.be.below(0.1);
-        else expect(report.pageLuminance, path).to.be.above(0.8);
-        await screenshot(page, file);
-      }
-      await page.emulateMedia({ colorScheme: 'light' });
-    });
+    it(`reads well in the ${scheme} theme: every text at least 4.5:1 against its background`, () =>
+      expectReadsWell(
+        page,
+        scheme,
+        [
+          [`${ui()}/jobs`, `jobs-${scheme}.png`],
+          [`${ui()}/jobs/${running}`, `job-${scheme}.png`],
+        ],
+        screenshot,
+      ));
   }
 
   it('ran without Content-Security-Policy violations, script errors or requests to other origins', () => {
