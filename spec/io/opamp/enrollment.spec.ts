@@ -13,6 +13,7 @@ import {
   refusedUpgrade as refused,
   WsAgent,
 } from '../../support/agentClient.ts';
+import { opampRefusals } from '../../support/opampRefusals.ts';
 import { startApp } from '../../support/startApp.ts';
 
 const token = 'enroll-3f9a1c7e5b';
@@ -25,13 +26,7 @@ async function refusedUpgrade(url: string, headers: Record<string, string>) {
   return { status: answer.status, challenge: answer.headers['www-authenticate'] };
 }
 
-async function refusals(app: App): Promise<Record<string, number>> {
-  const text = await (await fetch(`${app.urls.telemetry}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^svc_opamp_refused_total\{reason="([a-z_]+)"\} (\d+)$/gm))
-    out[m[1]!] = Number(m[2]);
-  return out;
-}
+const refusals = opampRefusals;
 
 describe('enrollment tokens (agents.tokens)', () => {
   let app: App;

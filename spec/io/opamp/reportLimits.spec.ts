@@ -4,17 +4,12 @@
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
 import { agentMessage, description, newUid, postHttp, WsAgent } from '../../support/agentClient.ts';
+import { opampRefusals } from '../../support/opampRefusals.ts';
 import { startApp } from '../../support/startApp.ts';
 
 const BadRequest = 1;
 
-async function refusals(app: App): Promise<Record<string, number>> {
-  const text = await (await fetch(`${app.urls.telemetry}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^svc_opamp_refused_total\{reason="([a-z_]+)"\} (\d+)$/gm))
-    out[m[1]!] = Number(m[2]);
-  return out;
-}
+const refusals = opampRefusals;
 
 const manyAttributes = (n: number) =>
   description(
