@@ -230,11 +230,9 @@ describe('a disconnect reaches the siblings (two replicas, 45 s disconnect thres
         )
       ).rows[0];
     const before = await row();
-    const closed = Date.now();
     await agent.close();
     await eventually(() => connectedOnB(false), 'B to list the agent disconnected', { timeoutMs: 12_000 });
     const after = await row();
-    expect(Date.now() - closed, "ms from the drop to B's list").to.be.below(12_000);
     expect(after?.connected).to.equal(false);
     // Rule 14: the disconnect moved neither last_seen nor the agent row's guard.
     expect(after?.updated_at.getTime()).to.equal(before?.updated_at.getTime());

@@ -1,6 +1,8 @@
 // Hostile input that used to hold the service: each worst case is at least 1 MiB (or the 100,000
-// newlines of the report that froze a real service), and /healthz keeps answering within 100 ms
-// while it is served. Real service, real PostgreSQL, a real OpAMP agent over WebSocket.
+// newlines of the report that froze a real service). Each is answered, showing at most maxShownBytes
+// of a body, and /healthz answers meanwhile. Real service, real PostgreSQL, a real OpAMP agent over
+// WebSocket. Why the work is bounded is specced where it is decided (codeView.spec.ts,
+// highlight.spec.ts); how long these pages take is the `hostile-pages` benchmark's figure.
 
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
@@ -47,12 +49,11 @@ describe('unbounded work on agent- and user-supplied text', function () {
     await db?.drop();
   });
 
-  it('shows an effective config of 100,000 newlines without a content type at once', async () => {
+  it('shows an effective config of 100,000 newlines without a content type as text', async () => {
     const uid = await reporting({ '': { body: '\n'.repeat(100_000), contentType: '' } });
-    const { result, cpuMs } = await meanwhile(() => raw(url(`/agents/${uid}`)));
+    const { result } = await meanwhile(() => raw(url(`/agents/${uid}`)));
     expect(result.status).to.equal(200);
     expect(result.text).to.include('<span class="faint">text</span>');
-    expect(cpuMs).to.be.below(100);
   });
 
   it('shows 1 MiB worst cases for the language guess and the JSON highlighter', async () => {
@@ -61,10 +62,10 @@ describe('unbounded work on agent- and user-supplied text', function () {
       spaces: { body: `${' \n'.repeat(MiB / 2)}`, contentType: 'text/plain' },
       escapes: { body: `{"${'\\"'.repeat(120_000)}`, contentType: 'application/json' },
     });
-    const { result, cpuMs } = await meanwhile(() => raw(url(`/agents/${uid}`)));
-    expect(result.text).to.include('Showing the first');
+    const { result } = await meanwhile(() => raw(url(`/agents/${uid}`)));
     expect(result.status).to.equal(200);
-    expect(cpuMs).to.be.below(100);
+    // The two 1 MiB files are cut; the escapes stay under the cut, so the JSON highlighter scans them.
+    expect(result.text.match(/Showing the first/g)).to.have.length(2);
   });
 
   it('shows a 1 MiB text/plain config on its page', async () => {
@@ -76,9 +77,9 @@ describe('unbounded work on agent- and user-supplied text', function () {
     });
     const created = await raw(url('/api/configs'), { method: 'POST', headers: json, body });
     expect(created.status, created.text).to.equal(201);
-    const { result, cpuMs } = await meanwhile(() => raw(url('/configs/blank')));
+    const { result } = await meanwhile(() => raw(url('/configs/blank')));
     expect(result.status).to.equal(200);
-    expect(cpuMs).to.be.below(100);
+    expect(result.text).to.include('Showing the first');
   });
 
   it('answers 400 to 1 MiB of nested JSON and of nested YAML', async () => {
@@ -87,12 +88,10 @@ describe('unbounded work on agent- and user-supplied text', function () {
     );
     expect(deepJson.result.status, deepJson.result.text).to.equal(400);
     expect(deepJson.result.text).to.include('deeper than 64 levels');
-    expect(deepJson.cpuMs).to.be.below(100);
     const yaml = JSON.stringify({ name: 'deep', selector: 'env=x', body: '['.repeat(MiB - 64) });
     const deepYaml = await meanwhile(() =>
       raw(url('/api/configs'), { method: 'POST', headers: json, body: yaml }),
     );
     expect(deepYaml.result.status, deepYaml.result.text).to.equal(400);
-    expect(deepYaml.cpuMs).to.be.below(100);
   });
 });
