@@ -245,6 +245,10 @@ export function createApp(config: Config, deps: AppDeps): App {
     reader,
     api: {
       build,
+      agentAuthentication: {
+        tokens: enrollment.required,
+        client_certificates: config.opamp_tls.client_ca_file !== '',
+      },
       now: () => scheduler.now(),
       startedAt,
       observeRequest: metrics.observeRequest,

@@ -55,6 +55,7 @@ export function createUiApp(deps: UiDeps): Koa {
     reader: deps.reader,
     logger: deps.logger,
     build: deps.api.build,
+    agentAuthentication: deps.api.agentAuthentication,
     startedAtMs: deps.api.startedAt,
     now: deps.api.now,
     pollIntervalMs: deps.pollIntervalMs ?? 5000,

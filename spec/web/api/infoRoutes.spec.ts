@@ -48,6 +48,7 @@ describe('GET /api/status and /api/attributes over a running service', () => {
     expect(r.contentType).to.match(/^application\/json/);
     const body = r.json as Record<string, unknown>;
     expect(Object.keys(body).sort()).to.deep.equal([
+      'agent_authentication',
       'commit',
       'fleet',
       'go_version',

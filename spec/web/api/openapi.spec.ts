@@ -116,7 +116,14 @@ describe('the OpenAPI document of the JSON API', () => {
 
   it('catches a response that strays from it', () => {
     const url = `${api.url}/api/status`;
-    const status = { version: '1', commit: 'c', go_version: 'v', started_at: null, uptime_seconds: 1 };
+    const status = {
+      version: '1',
+      commit: 'c',
+      go_version: 'v',
+      started_at: null,
+      uptime_seconds: 1,
+      agent_authentication: { required: false, tokens: false, client_certificates: false },
+    };
     const fleet = {
       total: 1,
       connected: 1,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
 import { parseInstanceUid } from '../../../src/events/ids.ts';
@@ -60,5 +61,38 @@ describe('status page and fragment (GET /status, GET /partials/status)', () => {
     }
     const fragment = await get(`${app.urls.ui}/partials/status`);
     expect(fragment.body).to.match(/^<section id="status"/);
+  });
+});
+
+describe('status page and /api/status on agent authentication', () => {
+  const authentication = async (app: App) => {
+    const api = (await (await fetch(`${app.urls.ui}/api/status`)).json()) as {
+      agent_authentication: { required: boolean; tokens: boolean };
+    };
+    const page = await get(`${app.urls.ui}/status`);
+    return { api: api.agent_authentication, warned: page.body.includes('Agents are not authenticated') };
+  };
+
+  it('warns when any OpAMP client may claim any id', async () => {
+    const app = await startApp();
+    try {
+      const { api, warned } = await authentication(app);
+      expect(api).to.include({ required: false, tokens: false });
+      expect(warned).to.equal(true);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('says nothing more when agents must present a token', async () => {
+    const sha256 = createHash('sha256').update('agent-token').digest('hex');
+    const app = await startApp({ config: { agents: { tokens: [{ name: 'fleet', sha256 }] } } });
+    try {
+      const { api, warned } = await authentication(app);
+      expect(api).to.include({ required: true, tokens: true });
+      expect(warned).to.equal(false);
+    } finally {
+      await app.stop();
+    }
   });
 });

@@ -12,6 +12,7 @@ import type { Registry } from '../../projections/registry/registryProjection.ts'
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
+import type { AgentAuthentication } from '../views/statusView.ts';
 import type { JobTargetResolver } from '../read/jobTargets.ts';
 import { writeError } from './jsonResponse.ts';
 
@@ -23,6 +24,8 @@ export interface ApiDeps {
   /** Attribute listings and status counts come from the local registry. */
   readonly registry: Registry;
   readonly build: BuildInfo;
+  /** What the OpAMP listener asks of agents (GET /api/status). */
+  readonly agentAuthentication: AgentAuthentication;
   /** Clock (scheduler.now()) and the time the service started, both Unix ms. */
   readonly now: () => number;
   readonly startedAt: number;

@@ -14,7 +14,13 @@ const single = (ctx: Context, key: string): string | undefined =>
 
 export function infoRoutes(router: ApiRouter, deps: ApiDeps): void {
   router.get('/api/status', observed('/api/status', deps), (ctx) => {
-    const view = statusView(deps.build, deps.startedAt, deps.now(), fleetCounts(deps.registry.values()));
+    const view = statusView(
+      deps.build,
+      deps.startedAt,
+      deps.now(),
+      fleetCounts(deps.registry.values()),
+      deps.agentAuthentication,
+    );
     sendJson(ctx, 200, view);
   });
 

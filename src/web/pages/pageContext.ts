@@ -9,6 +9,7 @@ import type { Registry } from '../../projections/registry/registryProjection.ts'
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
+import type { AgentAuthentication } from '../views/statusView.ts';
 import type { JobCommands } from '../write/jobCommands.ts';
 import type { Renderer } from './render.ts';
 
@@ -18,6 +19,8 @@ export interface PagesDeps {
   readonly render: Renderer;
   readonly logger: Logger;
   readonly build: BuildInfo;
+  /** What the OpAMP listener asks of agents (the status page warns when it asks nothing). */
+  readonly agentAuthentication: AgentAuthentication;
   /** Unix ms when the service started (status page). */
   readonly startedAtMs: number;
   /** The service clock (Unix ms); relative times and uptime are computed against it. */

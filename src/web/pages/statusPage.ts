@@ -25,7 +25,13 @@ function segments(fleet: { total: number; healthy: number; unhealthy: number; he
 
 function statusLocals(deps: PagesDeps) {
   const now = deps.now();
-  const status = statusView(deps.build, deps.startedAtMs, now, fleetCounts(deps.registry.values()));
+  const status = statusView(
+    deps.build,
+    deps.startedAtMs,
+    now,
+    fleetCounts(deps.registry.values()),
+    deps.agentAuthentication,
+  );
   return {
     now,
     status,

@@ -113,6 +113,14 @@ export const agentSchemas: Record<string, Schema> = {
       health_unknown: int(),
       awaiting_full_state: int(),
     }),
+    agent_authentication: object({
+      required: {
+        ...bool,
+        description: 'False: any OpAMP client may claim any instance id (docs/security.md)',
+      },
+      tokens: { ...bool, description: 'agents.tokens is set' },
+      client_certificates: { ...bool, description: 'The OpAMP listener verifies client certificates' },
+    }),
   }),
   AttributeKeys: object({ keys: arrayOf(str()) }),
   AttributeValues: object({ key: str(), values: arrayOf(str()) }),
