@@ -245,6 +245,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     reader,
     api: {
       build,
+      credentials,
       agentAuthentication: {
         tokens: enrollment.required,
         client_certificates: config.opamp_tls.client_ca_file !== '',

@@ -56,6 +56,7 @@ export function createUiApp(deps: UiDeps): Koa {
     logger: deps.logger,
     build: deps.api.build,
     agentAuthentication: deps.api.agentAuthentication,
+    credentials: deps.api.credentials,
     startedAtMs: deps.api.startedAt,
     now: deps.api.now,
     pollIntervalMs: deps.pollIntervalMs ?? 5000,

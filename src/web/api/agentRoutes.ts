@@ -6,6 +6,7 @@ import type { AgentState } from '../../projections/agent/agentState.ts';
 import { configStateOf } from '../../projections/remoteConfig/configState.ts';
 import { parseFleetQuery } from '../../projections/filter/fleetFilter.ts';
 import { parsePage } from '../query/page.ts';
+import { readCredential } from '../read/agentCredentialRead.ts';
 import { agentDetail, agentSummary } from '../views/agentView.ts';
 import { observed, type ApiDeps, type ApiRouter } from './apiDeps.ts';
 import { sendJson } from './jsonResponse.ts';
@@ -45,6 +46,9 @@ export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
       return ctx.throw(500, 'agent store unavailable', { expose: true });
     }
     if (agent === undefined) return ctx.throw(404, `agent ${JSON.stringify(id)} not found`);
-    sendJson(ctx, 200, agentDetail(agent, deps.desired.desiredFor(agent), bodyShownTo(ctx)));
+    const detail = agentDetail(agent, deps.desired.desiredFor(agent), bodyShownTo(ctx));
+    if (deps.credentials === undefined) return sendJson(ctx, 200, detail);
+    const credential = await readCredential(deps.credentials, uid, deps.logger);
+    sendJson(ctx, 200, credential === undefined ? detail : { ...detail, credential });
   });
 }

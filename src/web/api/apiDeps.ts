@@ -11,6 +11,7 @@ import type { AgentRevoker } from '../../projections/identity/agentRevoker.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
+import type { CredentialReader } from '../read/agentCredentialRead.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
 import type { AgentAuthentication } from '../views/statusView.ts';
 import type { JobTargetResolver } from '../read/jobTargets.ts';
@@ -43,6 +44,8 @@ export interface ApiDeps {
   readonly desired: Pick<DesiredConfigs, 'desiredFor' | 'current'>;
   /** auth.allow_unauthenticated_writes. */
   readonly allowUnauthenticatedWrites: boolean;
+  /** Each agent's credential binding and issued certificates (the agent detail shows them). */
+  readonly credentials?: CredentialReader | undefined;
   /** Revokes an agent's credentials; absent: POST /api/agents/{id}/revoke answers 503. */
   readonly revoker?: AgentRevoker | undefined;
 }

@@ -6,9 +6,10 @@
 
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { parseInstanceUid } from '../../events/ids.ts';
+import { parseInstanceUid, type InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
+import { readCredential } from '../read/agentCredentialRead.ts';
 import { agentDetail, type RemoteConfigView } from '../views/agentView.ts';
 import { agentJobRows, type AgentJobRow } from './agentJobs.ts';
 import { agentStatus, statusLabels } from './agentStatus.ts';
@@ -76,6 +77,13 @@ async function jobsLocals(
   }
 }
 
+/** The agent's credential section; undefined without a credential store (the section is omitted). */
+async function credentialLocals(deps: PagesDeps, uid: InstanceUid) {
+  if (deps.credentials === undefined) return undefined;
+  const view = await readCredential(deps.credentials, uid, deps.logger);
+  return { view: view ?? null, unavailable: view === undefined };
+}
+
 /** The agent, or undefined for every kind of miss; store errors are logged here and nowhere shown. */
 async function findAgent(deps: PagesDeps, id: string): Promise<AgentState | undefined> {
   const uid = parseInstanceUid(id);
@@ -108,14 +116,16 @@ export function mountAgentPage(router: Router, deps: PagesDeps): void {
     if (agent === undefined) return sendNotFound(ctx, deps, false);
     const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now(), seesSecrets(ctx));
     const jobs = await jobsLocals(deps, agent.uid);
+    const credential = await credentialLocals(deps, agent.uid);
     const title = locals.agent.display_name;
-    sendHtml(ctx, 200, deps.render('agent', { title, nav: 'fleet', ...locals, jobs }));
+    sendHtml(ctx, 200, deps.render('agent', { title, nav: 'fleet', ...locals, jobs, credential }));
   });
   router.get('/partials/agents/:id', async (ctx) => {
     const agent = await findAgent(deps, ctx.params.id ?? '');
     if (agent === undefined) return sendNotFound(ctx, deps, true);
     const locals = detailLocals(agent, deps.desired.desiredFor(agent), deps.now(), seesSecrets(ctx));
     const jobs = await jobsLocals(deps, agent.uid);
-    sendHtml(ctx, 200, deps.render('partials/agent', { ...locals, jobs }));
+    const credential = await credentialLocals(deps, agent.uid);
+    sendHtml(ctx, 200, deps.render('partials/agent', { ...locals, jobs, credential }));
   });
 }

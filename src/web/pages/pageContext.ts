@@ -8,6 +8,7 @@ import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
+import type { CredentialReader } from '../read/agentCredentialRead.ts';
 import type { FleetReader } from '../read/fleetReader.ts';
 import type { AgentAuthentication } from '../views/statusView.ts';
 import type { JobCommands } from '../write/jobCommands.ts';
@@ -37,6 +38,8 @@ export interface PagesDeps {
   readonly allowUnauthenticatedWrites: boolean;
   /** The fleet over time (status and fleet pages); absent, the charts are empty. */
   readonly history?: Pick<FleetHistory, 'read'> | undefined;
+  /** Each agent's credential (the agent page's Credential section); absent, the section is omitted. */
+  readonly credentials?: CredentialReader | undefined;
   /** pg-boss's dashboard (`/jobs-ui/`), when mounted. */
   readonly jobsUiHref?: string | undefined;
 }

@@ -6,6 +6,7 @@
 import Router from '@koa/router';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { AgentAuthentication } from '../views/statusView.ts';
+import type { CredentialReader } from '../read/agentCredentialRead.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { JobControl } from '../../projections/jobs/jobStore.ts';
 import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
@@ -34,6 +35,7 @@ export interface PagesOptions {
   readonly logger: Logger;
   readonly build: BuildInfo;
   readonly agentAuthentication: AgentAuthentication;
+  readonly credentials?: CredentialReader | undefined;
   readonly startedAtMs: number;
   readonly now: () => number;
   /** ui.poll_interval in milliseconds (SPEC UI rule 2). */
