@@ -3,13 +3,16 @@
 // the service and, in the same run, against the bare `ws` server (tools/bench/bare/bareWsServer.ts),
 // which only upgrades and answers each frame. The figure is the server CPU each new agent costs
 // (handshake and first report) as a ratio of the bare server's CPU per handshake and first message.
-// The service's /api/status confirms that the registry holds every agent.
+// The service's /api/status confirms that the registry holds every agent. A third storm per run hits
+// the service with enrollment tokens on (agents.tokens), every upgrade presenting one: the cost of
+// authentication per connection.
 
 import type { BenchContext, ResultRow, Scenario } from '../scenario.ts';
 import { median, round } from '../support/numbers.ts';
 import { runWsStorm } from '../support/loadClients.ts';
 import { cpuSeconds } from '../support/procStats.ts';
 import { startBare, type ServerProcess } from '../support/serverProcess.ts';
+import { benchToken, tokensOn } from '../support/enrollmentToken.ts';
 
 const concurrency = 256;
 
@@ -32,13 +35,14 @@ function collectLoadGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-async function storm(ctx: BenchContext, server: ServerProcess, agents: number) {
+async function storm(ctx: BenchContext, server: ServerProcess, agents: number, token?: string) {
   collectLoadGarbage();
   const cpu0 = cpuSeconds(server.pid);
   const result = await runWsStorm(server.opampUrl, {
     agents,
     concurrency,
     localAddresses: ctx.localAddresses,
+    token,
   });
   const cpu = cpuSeconds(server.pid) - cpu0;
   const inRegistry = server.uiUrl ? await registryTotal(server.uiUrl) : undefined;
@@ -55,7 +59,15 @@ async function measure(ctx: BenchContext, agents: number) {
   const bareRun = await storm(ctx, bare, agents).finally(() => bare.stop());
   const service = await ctx.startService({ fleet: { heartbeat_interval: '1h' } });
   const serviceRun = await storm(ctx, service, agents).finally(() => service.stop());
-  return { bare: bareRun, service: serviceRun, ratio: serviceRun.cpuPerAgentUs / bareRun.cpuPerAgentUs };
+  const withTokens = await ctx.startService({ fleet: { heartbeat_interval: '1h' }, ...tokensOn });
+  const tokensRun = await storm(ctx, withTokens, agents, benchToken).finally(() => withTokens.stop());
+  return {
+    bare: bareRun,
+    service: serviceRun,
+    tokens: tokensRun,
+    ratio: serviceRun.cpuPerAgentUs / bareRun.cpuPerAgentUs,
+    tokenCost: tokensRun.cpuPerAgentUs / serviceRun.cpuPerAgentUs,
+  };
 }
 
 const scenario: Scenario = {
@@ -90,21 +102,32 @@ const scenario: Scenario = {
         'ratio to bare ws (median)': round(ratio, 2),
         'registry total (GET /api/status)': runs.map((r) => r.service.inRegistry ?? 'n/a').join(' / '),
       },
+      {
+        ...row('this service, tokens on', (r) => r.tokens),
+        'ratio to bare ws (median)': round(
+          median(runs.map((r) => r.tokens.cpuPerAgentUs / r.bare.cpuPerAgentUs)),
+          2,
+        ),
+        'registry total (GET /api/status)': runs.map((r) => r.tokens.inRegistry ?? 'n/a').join(' / '),
+      },
     ];
-    const allRegistered = runs.every(
-      (r) => r.service.answered === agents && r.service.errors === 0 && r.service.inRegistry === agents,
+    const tokenCost = median(runs.map((r) => r.tokenCost));
+    const allRegistered = runs.every((r) =>
+      [r.service, r.tokens].every((s) => s.answered === agents && s.errors === 0 && s.inRegistry === agents),
     );
     return {
       rows,
       conditions: [
         `${agents} WebSocket agents per storm (capped below the open-files limit, ${ctx.fdLimit}), at most ${concurrency} connecting at a time, spread over ${ctx.localAddresses.length} source addresses; raw-socket clients in the benchmark process, on the same cores as the server`,
         'each agent: WebSocket upgrade, then one first report (10 attributes, health with a component map, 1 KiB effective config), then waits for the reply; sockets stay open until the storm is over',
-        'server CPU (utime + stime) from the first connect until every agent had its reply, divided by the agents answered; the bare ws server and the service are stormed one after the other in each run, each started fresh and settled (no CPU used for 200 ms after it printed it was listening), and the load generator collects its own garbage before each storm',
+        'tokens on: agents.tokens holds one token hash and every upgrade carries `Authorization: Bearer` with it',
+        'server CPU (utime + stime) from the first connect until every agent had its reply, divided by the agents answered; the bare ws server, the service and the service with tokens on are stormed one after the other in each run, each started fresh and settled (no CPU used for 200 ms after it printed it was listening), and the load generator collects its own garbage before each storm',
         `each figure is the median of ${ctx.runs} run(s); the ratio is the median of the per-run ratios`,
       ],
       goals: [
         `server CPU per new agent ≤ 1.5× the bare ws server's per handshake and first message: ${ratio <= 1.5 ? 'met' : 'not met'} (${round(ratio, 2)}×)`,
         `all ${agents} registered with no errors: ${allRegistered ? 'met' : 'not met'}`,
+        `tokens on ≤ 1.1× the CPU per new agent of tokens off: ${tokenCost <= 1.1 ? 'met' : 'not met'} (${round(tokenCost, 2)}×)`,
       ],
     };
   },
