@@ -54,6 +54,7 @@ export function agent(spec: AgentSpec = {}): AgentState {
     complianceUpdatedAt: null,
     remoteConfigStatus: null,
     offeredConfigHash: null,
+    rolledBackFrom: null,
     connected: true,
     session: testSession,
     connectionChangedAt: Date.UTC(2026, 0, 1),

@@ -2,7 +2,9 @@
 // whenever the server asks for full state), heartbeats otherwise, health that flaps at a chosen rate,
 // sequence numbers that go up by one per message and restart at 0 when the agent "restarts". It
 // accepts remote config like a supervised Collector: it reports APPLYING for a config it receives,
-// then APPLIED (or FAILED, for the share of agents told to fail) once "applied".
+// then APPLIED (or FAILED, for the share of agents told to fail) once "applied". Agents told to roll
+// back go back to the config they ran before and report it APPLIED, as the supervisor does after an
+// automatic rollback.
 
 import { randomUUID } from 'node:crypto';
 import { encodeAgentToServer } from '../../src/io/opamp/codec.ts';
@@ -43,6 +45,10 @@ export interface SimAgent {
   reportConfig: boolean;
   /** This agent fails to apply every remote config it receives. */
   failsConfigs: boolean;
+  /** This agent rolls back every remote config it receives while it runs another one. */
+  rollsBack: boolean;
+  /** The hash the agent ran before the config it is applying ('' when none). */
+  previousHash: string;
   /** When the agent's process started (Unix ms): its health start time, new at every restart. */
   startedAt: number;
   /** Send times of messages not yet answered (reply latency). */
@@ -66,6 +72,8 @@ export function createSimAgent(index: number): SimAgent {
     configStatus: 'unset',
     reportConfig: false,
     failsConfigs: false,
+    rollsBack: false,
+    previousHash: '',
     startedAt: Date.now(),
   } as unknown as SimAgent;
   renew(agent);
@@ -177,15 +185,19 @@ export function onReply(
   if ((Number(reply.flags ?? 0) & ReportFullState) !== 0) agent.needsFullState = true;
   const hash = Buffer.from(reply.remoteConfig?.configHash ?? []).toString('hex');
   if (hash === '' || hash === agent.configHash) return { configReceived: false, restart: false };
+  agent.previousHash = agent.configStatus === 'applied' ? agent.configHash : '';
   agent.configHash = hash;
   agent.configStatus = 'applying';
   agent.reportConfig = true;
   return { configReceived: true, restart: false };
 }
 
-/** The config the agent received is applied (or refused): report it in the next message. */
+/** The config the agent received is applied (or refused, or rolled back): report it in the next message. */
 export function finishApplying(agent: SimAgent): void {
   if (agent.configStatus !== 'applying') return;
-  agent.configStatus = agent.failsConfigs ? 'failed' : 'applied';
+  if (agent.rollsBack && agent.previousHash !== '') {
+    agent.configHash = agent.previousHash;
+    agent.configStatus = 'applied';
+  } else agent.configStatus = agent.failsConfigs ? 'failed' : 'applied';
   agent.reportConfig = true;
 }

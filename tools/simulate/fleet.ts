@@ -44,6 +44,8 @@ export interface FleetOptions {
   readonly applyMs?: number;
   /** Share of agents (0..1, the first ones by index) that report FAILED for every config they get. */
   readonly configFailRate?: number;
+  /** Share of agents (0..1, the last ones by index) that roll back every config after their first. */
+  readonly configRollbackRate?: number;
   /** How long a restart takes: the agent is gone this long after a restart command. */
   readonly restartMs?: number;
 }
@@ -202,6 +204,7 @@ export function createFleet(options: FleetOptions) {
     for (let i = 0; i < options.agents && !stopped; i++) {
       const agent = createSimAgent(i);
       agent.failsConfigs = i < Math.round((options.configFailRate ?? 0) * options.agents);
+      agent.rollsBack = options.agents - i <= Math.round((options.configRollbackRate ?? 0) * options.agents);
       // Parked until bringUp below: a heartbeat tick during the ramp's pause must not start it twice.
       const slot: Slot = { agent, channel: undefined as unknown as Channel, state: 'parked' };
       slots.push(slot);

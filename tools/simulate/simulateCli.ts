@@ -22,6 +22,9 @@ export const simulateUsage = `usage: simulate [options]
   --sources N          spread connections over source addresses 127.0.0.1 .. 127.0.0.N (default 1)
   --apply-ms D         time an agent takes to apply a remote config (reports APPLYING meanwhile; default 50ms)
   --config-fail-rate P share of agents that report FAILED for every remote config (default 0)
+  --config-rollback-rate P
+                       share of agents that roll back every remote config after their first and
+                       report the one before APPLIED, as the supervisor does (default 0)
   --json               print the summary as JSON`;
 
 export class UsageError extends Error {}
@@ -63,6 +66,7 @@ export function parseSimulateArgs(argv: readonly string[]): {
       sources: { type: 'string', default: '1' },
       'apply-ms': { type: 'string', default: '50ms' },
       'config-fail-rate': { type: 'string', default: '0' },
+      'config-rollback-rate': { type: 'string', default: '0' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -73,6 +77,8 @@ export function parseSimulateArgs(argv: readonly string[]): {
   if (flapRate > 1) throw new UsageError('--flap-rate is a probability between 0 and 1');
   const configFailRate = positive('config-fail-rate', values['config-fail-rate'], num, true);
   if (configFailRate > 1) throw new UsageError('--config-fail-rate is a share between 0 and 1');
+  const configRollbackRate = positive('config-rollback-rate', values['config-rollback-rate'], num, true);
+  if (configRollbackRate > 1) throw new UsageError('--config-rollback-rate is a share between 0 and 1');
   const sources = positive('sources', values.sources, num);
   if (sources > 254) throw new UsageError('--sources at most 254');
   try {
@@ -105,6 +111,7 @@ export function parseSimulateArgs(argv: readonly string[]): {
       localAddresses: sources === 1 ? [] : Array.from({ length: sources }, (_, i) => `127.0.0.${i + 1}`),
       applyMs: positive('apply-ms', values['apply-ms'], parseDuration, true),
       configFailRate,
+      configRollbackRate,
     },
     durationMs: positive('duration', values.duration, parseDuration, true),
     json: values.json,

@@ -83,6 +83,41 @@ describe('remote config delivery to real agents', () => {
     );
   });
 
+  it('never sends a config again to an agent that took it and rolled back to the one before', async () => {
+    fleet = createFleet({
+      ...fleetOptions,
+      url: app.urls.opamp,
+      transport: 'mix',
+      heartbeatMs: 100,
+      configRollbackRate: 1,
+    });
+    await fleet.start();
+    await eventually(() => Promise.resolve(fleet!.snapshot().configs.applied === 8), 'all agents applied');
+    const [first] = desiredHashes();
+    writeFileSync(join(dir, 'base.yaml'), configFile('receivers: {otlp: {}, prometheus: {}}'));
+    await eventually(
+      () => Promise.resolve(states().every((s) => s === 'rolled_back')),
+      'every agent to take the new config and go back',
+    );
+    const sentBy = fleet.snapshot().sent;
+    await eventually(() => Promise.resolve(fleet!.snapshot().sent > sentBy + 40), 'more heartbeats');
+    expect([...offers.values()], 'one offer of each config per agent').to.deep.equal(Array(8).fill(2));
+    expect(fleet.snapshot().configs.byHash).to.deep.equal({ [first!]: 8 });
+    const [uid] = [...offers.keys()];
+    const detail = (await (await fetch(`${app.urls.ui}/api/agents/${uid}`)).json()) as {
+      remote_config: { config_state: string; reported_hash: string; rolled_back_from: string };
+    };
+    const [second] = desiredHashes();
+    expect(detail.remote_config).to.deep.include({
+      config_state: 'rolled_back',
+      reported_hash: first,
+      rolled_back_from: second,
+    });
+    const page = await (await fetch(`${app.urls.ui}/agents/${uid}`)).text();
+    expect(page).to.include('Rolled back</span>');
+    expect(page).to.include(`The agent took config <span class="mono">${second!.slice(0, 12)}</span>`);
+  });
+
   it('never sends the same config again to an agent that reported FAILED for it', async () => {
     fleet = createFleet({
       ...fleetOptions,

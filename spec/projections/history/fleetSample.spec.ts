@@ -31,6 +31,7 @@ describe('fleetSample', () => {
       applying: 0,
       applied: 2,
       failed: 1,
+      rolled_back: 0,
       unsupported: 0,
       messages_per_second: 12.5,
       errors_per_second: 0.5,

@@ -93,6 +93,18 @@ describe('job target outcomes', () => {
     expect(decideObservation(rollout, given(report(11_000, 'h2', 'applying')), 'h2')).to.equal(undefined);
   });
 
+  it('fails a rollout target that took its desired hash and went back to an older one', () => {
+    const back = given(report(10_500, 'h2', 'applying'), report(11_000, 'h1', 'applied'));
+    expect(decideObservation(rollout, back, 'h2')).to.deep.equal({
+      ...none,
+      outcome: 'failed',
+      reason: 'rolled back to h1',
+      outcomeAt: 11_000,
+    });
+    const lost = given(report(10_500, 'h1', 'applied'), report(11_000, 'h1', 'applied'));
+    expect(decideObservation(rollout, lost, 'h2'), 'never took h2').to.equal(undefined);
+  });
+
   it('judges a report made before the pin again once the desired hash is the new one', () => {
     const seen = given(report(11_000, 'h2', 'applied'));
     expect(decideObservation(rollout, seen, 'h1')).to.equal(undefined);

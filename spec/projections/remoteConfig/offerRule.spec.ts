@@ -169,4 +169,61 @@ describe('sending remote configs (never in a loop)', () => {
     expect(decidePush(gone, v2, 2000)).to.equal(undefined);
     expect(decidePush(undefined, v2, 2000)).to.equal(undefined);
   });
+
+  describe('an agent that rolls back (it took the offer, then reports an older config APPLIED)', () => {
+    /** v1 applied, then v2 offered and acknowledged, then the agent goes back to v1. */
+    const rolledBack = (acknowledged: 'applying' | 'failed') => {
+      const c = new Conversation();
+      c.send();
+      c.report(v1.hash, 'applied');
+      c.desired = v2;
+      expect(sent(c.send())).to.equal(v2.hash);
+      c.report(v2.hash, acknowledged);
+      return c;
+    };
+
+    for (const acknowledged of ['applying', 'failed'] as const)
+      it(`is not offered the config again after ${acknowledged.toUpperCase()}, on this connection or the next`, () => {
+        const c = rolledBack(acknowledged);
+        expect(sent(c.report(v1.hash, 'applied')), 'the rollback report').to.equal(undefined);
+        expect(configStateOf(c.state!, v2)).to.equal('rolled_back');
+        expect(c.state!.rolledBackFrom).to.equal(v2.hash);
+        for (let i = 0; i < 3; i++) expect(sent(c.send()), `check-in ${i}`).to.equal(undefined);
+        expect(sent(c.report(v1.hash, 'applied')), 'the same report again').to.equal(undefined);
+        c.session = session(3);
+        c.moved = true;
+        expect(sent(c.send()), 'a new connection').to.equal(undefined);
+        expect(decidePush(c.state, v2, 2000), 'a push').to.equal(undefined);
+      });
+
+    it('is offered the next config when the desired one changes', () => {
+      const c = rolledBack('applying');
+      c.report(v1.hash, 'applied');
+      const v3 = desiredOf('a: 3\n', 3);
+      c.desired = v3;
+      expect(configStateOf(c.state!, v3)).to.equal('pending');
+      expect(sent(c.send())).to.equal(v3.hash);
+      expect(sent(c.report(v3.hash, 'applied'))).to.equal(undefined);
+      expect(configStateOf(c.state!, v3)).to.equal('applied');
+    });
+
+    it('ends when the agent applies the config it went back from after all', () => {
+      const c = rolledBack('applying');
+      c.report(v1.hash, 'applied');
+      c.report(v2.hash, 'applied');
+      expect(c.state!.rolledBackFrom).to.equal(null);
+      expect(configStateOf(c.state!, v2)).to.equal('applied');
+    });
+
+    it('is not taken for an agent that lost the offer (it never acknowledged it)', () => {
+      const c = new Conversation();
+      c.send();
+      c.report(v1.hash, 'applied');
+      c.desired = v2;
+      expect(sent(c.send())).to.equal(v2.hash);
+      expect(sent(c.report(v1.hash, 'applied')), 'reports the old config again').to.equal(v2.hash);
+      expect(c.state!.rolledBackFrom).to.equal(null);
+      expect(configStateOf(c.state!, v2)).to.equal('pending');
+    });
+  });
 });

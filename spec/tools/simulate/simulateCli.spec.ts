@@ -31,6 +31,8 @@ describe('simulate command line', () => {
       '200ms',
       '--config-fail-rate',
       '0.1',
+      '--config-rollback-rate',
+      '0.2',
       '--json',
     ]);
     expect(fleet).to.deep.equal({
@@ -43,6 +45,7 @@ describe('simulate command line', () => {
       configBytes: 2048,
       applyMs: 200,
       configFailRate: 0.1,
+      configRollbackRate: 0.2,
       attributes: 12,
       churnPerSecond: 1.5,
       rampPerSecond: 0,
@@ -56,6 +59,10 @@ describe('simulate command line', () => {
     expect(() => parseSimulateArgs(['--transport', 'smoke'])).to.throw(UsageError, /--transport smoke/);
     expect(() => parseSimulateArgs(['--agents', '0'])).to.throw(UsageError, /--agents/);
     expect(() => parseSimulateArgs(['--flap-rate', '2'])).to.throw(UsageError, /probability/);
+    expect(() => parseSimulateArgs(['--config-rollback-rate', '1.5'])).to.throw(
+      UsageError,
+      /--config-rollback-rate/,
+    );
     expect(() => parseSimulateArgs(['--heartbeat', 'soon'])).to.throw(UsageError, /--heartbeat soon/);
   });
 });

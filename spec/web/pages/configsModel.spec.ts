@@ -30,7 +30,15 @@ describe('configs list rows', () => {
   });
 
   it('links each non-zero count to the config page filtered to that state', () => {
-    const counts = { targeted: 3, pending: 0, applying: 0, applied: 2, failed: 1, unsupported: 0 };
+    const counts = {
+      targeted: 3,
+      pending: 0,
+      applying: 0,
+      applied: 2,
+      failed: 1,
+      rolled_back: 0,
+      unsupported: 0,
+    };
     const row = configRow(summary(revision(1), revision(1)), counts);
     expect(row.targetedHref).to.equal('/configs/base#agents');
     expect(row.cells.map((c) => [c.state, c.value, c.href])).to.deep.equal([
@@ -38,6 +46,7 @@ describe('configs list rows', () => {
       ['applying', 0, ''],
       ['applied', 2, '/configs/base?config_state=applied#agents'],
       ['failed', 1, '/configs/base?config_state=failed#agents'],
+      ['rolled_back', 0, ''],
       ['unsupported', 0, ''],
     ]);
   });

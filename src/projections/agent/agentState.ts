@@ -35,6 +35,11 @@ export interface AgentState {
    * agent reports it; null after a (re)connection and before anything was sent.
    */
   readonly offeredConfigHash: string | null;
+  /**
+   * The config hash the agent went back from (remoteConfig/rollback.ts): never offered again while
+   * it is the desired one. Kept across connections; null when the agent did not roll back.
+   */
+  readonly rolledBackFrom: string | null;
   readonly connected: boolean;
   /** The session of the agent's last message (kept after disconnect for display). */
   readonly session: Session;

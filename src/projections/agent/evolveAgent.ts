@@ -6,6 +6,7 @@
 // fold.
 
 import type { AgentEvent } from '../../events/fleetEvent.ts';
+import { rolledBackFrom } from '../remoteConfig/rollback.ts';
 import { noStrings, type AgentState } from './agentState.ts';
 
 type Draft = { -readonly [K in keyof AgentState]: AgentState[K] };
@@ -28,6 +29,7 @@ function registered(event: Extract<AgentEvent, { type: 'AgentConnected' }>): Age
     complianceUpdatedAt: null,
     remoteConfigStatus: null,
     offeredConfigHash: null,
+    rolledBackFrom: null,
     connected: true,
     session,
     connectionChangedAt: event.at,
@@ -80,6 +82,12 @@ function write(draft: Draft, event: AgentEvent): void {
       draft.packages = event.data.packages;
       return;
     case 'AgentRemoteConfigReported':
+      draft.rolledBackFrom = rolledBackFrom(
+        draft.remoteConfigStatus,
+        event.data.status,
+        draft.offeredConfigHash,
+        draft.rolledBackFrom,
+      );
       draft.remoteConfigStatus = event.data.status;
       return;
     case 'AgentRemoteConfigOffered':

@@ -15,6 +15,7 @@ export const historySeries = [
   'applying',
   'applied',
   'failed',
+  'rolled_back',
   'unsupported',
   'messages_per_second',
   'errors_per_second',
@@ -49,7 +50,15 @@ export function sampleFleet(
   let connected = 0;
   let healthy = 0;
   let unhealthy = 0;
-  const states = { unmanaged: 0, unsupported: 0, pending: 0, applying: 0, applied: 0, failed: 0 };
+  const states = {
+    unmanaged: 0,
+    unsupported: 0,
+    pending: 0,
+    applying: 0,
+    applied: 0,
+    failed: 0,
+    rolled_back: 0,
+  };
   for (const agent of agents) {
     size++;
     if (agent.connected) connected++;
@@ -65,7 +74,7 @@ export function sampleFleet(
   sample[column.healthy] = healthy;
   sample[column.unhealthy] = unhealthy;
   sample[column.unknown] = size - healthy - unhealthy;
-  for (const state of ['pending', 'applying', 'applied', 'failed', 'unsupported'] as const)
+  for (const state of ['pending', 'applying', 'applied', 'failed', 'rolled_back', 'unsupported'] as const)
     sample[column[state]] = states[state];
   sample[column.messages_per_second] = rates.messages;
   sample[column.errors_per_second] = rates.errors;

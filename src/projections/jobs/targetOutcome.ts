@@ -7,6 +7,7 @@
 
 import type { RemoteConfigStatus } from '../../events/agentData.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
+import { rolledBackFrom } from '../remoteConfig/rollback.ts';
 
 /** A target whose command went out or whose revision was assigned, not finished yet. */
 export interface InFlightTarget {
@@ -28,6 +29,8 @@ export interface SeenFacts {
   readonly startSeenAt: number | null;
   readonly report: RemoteConfigStatus | null;
   readonly reportAt: number | null;
+  /** The hash the agent went back from (remoteConfig/rollback.ts), or null. */
+  readonly rolledBackFrom: string | null;
   readonly unhealthyAt: number | null;
   readonly disconnectedAt: number | null;
 }
@@ -38,6 +41,7 @@ export const nothingSeen: SeenFacts = {
   startSeenAt: null,
   report: null,
   reportAt: null,
+  rolledBackFrom: null,
   unhealthyAt: null,
   disconnectedAt: null,
 };
@@ -49,8 +53,11 @@ export function evolveSeen(seen: SeenFacts, event: AgentEvent): SeenFacts {
       return { ...seen, connectedAt: event.at };
     case 'AgentDisconnected':
       return { ...seen, disconnectedAt: event.at };
-    case 'AgentRemoteConfigReported':
-      return { ...seen, report: event.data.status, reportAt: event.at };
+    case 'AgentRemoteConfigReported': {
+      const report = event.data.status;
+      const rolledBack = rolledBackFrom(seen.report, report, null, seen.rolledBackFrom);
+      return { ...seen, report, reportAt: event.at, rolledBackFrom: rolledBack };
+    }
     case 'AgentHealthReported': {
       const { startTimeNanos, healthy } = event.data.health;
       const started = { ...seen, startNanos: startTimeNanos, startSeenAt: event.at };
@@ -96,7 +103,8 @@ export function restartChange(target: InFlightTarget, seen: SeenFacts): Observat
 
 /**
  * A rollout target finishes when it reports the hash it should now run (its desired config, which
- * includes the new revision): APPLIED succeeds, FAILED fails. Turning unhealthy after the
+ * includes the new revision): APPLIED succeeds, FAILED fails, and so does going back from it to an
+ * older config (rollback.ts). Turning unhealthy after the
  * assignment, or disconnecting within the disconnect window after it, is noted for the gates.
  */
 export function rolloutChange(
@@ -108,7 +116,7 @@ export function rolloutChange(
   const after = (at: number | null) => (at !== null && at >= target.assignedAt ? at : null);
   const lost = after(disconnectedAt);
   const observed: Observation = {
-    ...reportOutcome(report, seen.reportAt, desiredHash),
+    ...reportOutcome(report, seen.reportAt, desiredHash, seen.rolledBackFrom),
     unhealthyAt: after(unhealthyAt),
     disconnectedAt: lost !== null && lost - target.assignedAt <= target.disconnectWindowMs ? lost : null,
   };
@@ -121,7 +129,10 @@ function reportOutcome(
   status: RemoteConfigStatus | null,
   at: number | null,
   desiredHash: string | undefined,
+  rolledBack: string | null,
 ): Pick<Observation, 'outcome' | 'reason' | 'outcomeAt'> {
+  if (status !== null && desiredHash !== undefined && rolledBack === desiredHash)
+    return { outcome: 'failed', reason: `rolled back to ${status.hash || 'no config'}`, outcomeAt: at };
   if (status === null || desiredHash === undefined || status.hash !== desiredHash) return none;
   if (status.status === 'applied') return { outcome: 'succeeded', reason: 'applied', outcomeAt: at };
   if (status.status === 'failed')

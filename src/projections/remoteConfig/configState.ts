@@ -3,7 +3,8 @@
 import type { AgentState } from '../agent/agentState.ts';
 import type { DesiredConfig } from './desiredConfig.ts';
 
-export type ConfigState = 'unmanaged' | 'unsupported' | 'pending' | 'applying' | 'applied' | 'failed';
+export type ConfigState =
+  'unmanaged' | 'unsupported' | 'pending' | 'applying' | 'applied' | 'failed' | 'rolled_back';
 export const configStates: readonly ConfigState[] = [
   'unmanaged',
   'unsupported',
@@ -11,6 +12,7 @@ export const configStates: readonly ConfigState[] = [
   'applying',
   'applied',
   'failed',
+  'rolled_back',
 ];
 
 /** AgentCapabilities_AcceptsRemoteConfig. */
@@ -23,11 +25,14 @@ export const acceptsRemoteConfig = (agent: AgentState): boolean =>
  * - unmanaged: no config targets the agent (it keeps whatever it last applied);
  * - unsupported: targeted, but the agent does not declare AcceptsRemoteConfig;
  * - pending: the agent has not acknowledged the desired hash yet;
- * - applying, applied, failed: what the agent reports for the desired hash.
+ * - applying, applied, failed: what the agent reports for the desired hash;
+ * - rolled_back: the agent took the desired hash, then went back to another (rollback.ts); the
+ *   desired hash is not offered again until it changes.
  */
 export function configStateOf(agent: AgentState, desired: DesiredConfig | undefined): ConfigState {
   if (desired === undefined) return 'unmanaged';
   if (!acceptsRemoteConfig(agent)) return 'unsupported';
+  if (agent.rolledBackFrom === desired.hash) return 'rolled_back';
   const reported = agent.remoteConfigStatus;
   if (reported === null || reported.hash !== desired.hash) return 'pending';
   switch (reported.status) {

@@ -4,7 +4,8 @@
 // one connection: while the agent reports APPLYING or FAILED for the desired hash (its reported hash
 // then equals it) or has not answered yet (the hash is in flight), nothing is resent. It resends when
 // the desired hash changes, on a new connection, or when the agent reports a hash that is neither the
-// desired one nor the one in flight (it lost what was sent).
+// desired one nor the one in flight (it lost what was sent), unless it rolled back from the desired
+// one (rollback.ts): that is not offered again until the desired hash changes.
 
 import type { RemoteConfigStatus } from '../../events/agentData.ts';
 import type { AgentState } from '../agent/agentState.ts';
@@ -26,6 +27,8 @@ export function shouldOffer(
   if (desired === undefined || !acceptsRemoteConfig(agent)) return false;
   const reported = agent.remoteConfigStatus?.hash ?? '';
   if (reported === desired.hash) return false;
+  // It went back from this very config (rollback.ts): offering it again would loop.
+  if (agent.rolledBackFrom === desired.hash) return false;
   const inFlight = ctx.newConnection ? null : agent.offeredConfigHash;
   if (inFlight !== desired.hash) return true;
   return ctx.report !== undefined && ctx.report.hash !== inFlight;

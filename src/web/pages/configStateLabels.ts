@@ -10,16 +10,18 @@ export const configStateLabels: Readonly<Record<ConfigState, string>> = {
   applying: 'Applying',
   applied: 'Applied',
   failed: 'Failed',
+  rolled_back: 'Rolled back',
 };
 
 /** Ascending puts the agents that need attention first. */
 export const configStateRank: Readonly<Record<ConfigState, number>> = {
   failed: 0,
-  pending: 1,
-  applying: 2,
-  unsupported: 3,
-  applied: 4,
-  unmanaged: 5,
+  rolled_back: 1,
+  pending: 2,
+  applying: 3,
+  unsupported: 4,
+  applied: 5,
+  unmanaged: 6,
 };
 
 export const configBadge = (state: ConfigState) => ({

@@ -14,6 +14,7 @@ export const countColumns: readonly (ConfigState & keyof ConfigCounts)[] = [
   'applying',
   'applied',
   'failed',
+  'rolled_back',
   'unsupported',
 ];
 

@@ -61,6 +61,8 @@ export interface RemoteConfigView {
   readonly error_message: string;
   /** No config targets the agent, but it keeps running the one it last applied. */
   readonly keeps_last_applied: boolean;
+  /** The hash the agent took and went back from (remoteConfig/rollback.ts); null when it did not. */
+  readonly rolled_back_from: string | null;
 }
 
 export interface PackageView {
@@ -140,6 +142,7 @@ export function remoteConfigView(agent: AgentState, desired: DesiredConfig | und
     status: reported?.status ?? null,
     error_message: reported?.errorMessage ?? '',
     keeps_last_applied: keepsLastApplied(agent, desired),
+    rolled_back_from: agent.rolledBackFrom,
   };
 }
 

@@ -15,10 +15,19 @@ export interface ConfigCounts {
   applying: number;
   applied: number;
   failed: number;
+  rolled_back: number;
   unsupported: number;
 }
 
-const noAgents = (): ConfigCounts => ({ targeted: 0, pending: 0, applying: 0, applied: 0, failed: 0, unsupported: 0 });
+const noAgents = (): ConfigCounts => ({
+  targeted: 0,
+  pending: 0,
+  applying: 0,
+  applied: 0,
+  failed: 0,
+  rolled_back: 0,
+  unsupported: 0,
+});
 
 /**
  * One pass over the fleet: per config name, the agents it targets and where they stand. An agent's

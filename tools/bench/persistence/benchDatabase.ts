@@ -84,6 +84,7 @@ export function syntheticAgent(n: number, lastSeen: number): AgentState {
     complianceUpdatedAt: null,
     remoteConfigStatus: null,
     offeredConfigHash: null,
+    rolledBackFrom: null,
     connected: true,
     session: {
       connectionId: 1 as ConnectionId,

@@ -97,6 +97,7 @@ export const agentSchemas: Record<string, Schema> = {
         status: nullable(str()),
         error_message: str(),
         keeps_last_applied: bool,
+        rolled_back_from: nullable(str('The hash the agent took and went back from; not offered again')),
       }),
       credential: {
         ...nullable(ref('AgentCredential')),

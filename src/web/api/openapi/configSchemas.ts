@@ -20,6 +20,7 @@ const counts = object({
   applying: int(),
   applied: int(),
   failed: int(),
+  rolled_back: int(),
   unsupported: int(),
 });
 

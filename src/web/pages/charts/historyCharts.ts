@@ -49,6 +49,7 @@ export const historyCharts: readonly ChartSpec[] = [
       { key: 'applying', label: 'Applying' },
       { key: 'applied', label: 'Applied' },
       { key: 'failed', label: 'Failed' },
+      { key: 'rolled_back', label: 'Rolled back' },
       { key: 'unsupported', label: 'Unsupported' },
     ],
   },
