@@ -39,11 +39,36 @@ import { gateAgentsSql, releaseTargetsSql, timeOutTargetsSql } from './jobStepSq
 
 export const stepQueue = 'job-steps';
 
+/** Asks for a step of the job (after `afterMs`), coalesced with one already waiting. Never rejects. */
+export type RequestStep = (jobId: string, afterMs?: number) => Promise<void>;
+
+/** Step requests go on the queue from the start (the store asks for steps before the worker runs). */
+export function createStepRequests(boss: PgBoss, now: () => number, logger: Logger): RequestStep {
+  return async (jobId, afterMs = 0) => {
+    try {
+      await boss.send(
+        stepQueue,
+        { jobId },
+        {
+          singletonKey: jobId,
+          ...(afterMs > 0 && { startAfter: new Date(now() + afterMs) }),
+          retryLimit: 1000,
+          retryDelay: 1,
+          expireInSeconds: 30,
+        },
+      );
+    } catch (error) {
+      logger.warn({ err: error, job: jobId }, 'could not schedule a job step; the next tick retries');
+    }
+  };
+}
+
 export interface JobStepperDeps {
   readonly pool: pg.Pool;
   readonly boss: PgBoss;
   readonly now: () => number;
   readonly logger: Logger;
+  readonly requestStep: RequestStep;
   /** A live job's targets now (agents that started matching join it). */
   readonly resolveTargets: (job: Job, settings: ActionSettings) => Promise<TargetCandidate[]>;
   /** Makes a finished rollout's revision the config's current one. */
@@ -53,9 +78,8 @@ export interface JobStepperDeps {
 }
 
 export interface JobStepper {
+  /** Works the step queue (after migrations and pg-boss are up). */
   start(): Promise<void>;
-  /** Asks for a step of the job now (coalesced with one already waiting). Never rejects. */
-  requestStep(jobId: string, afterMs?: number): Promise<void>;
   /** Runs one step now, outside the queue (specs). */
   step(jobId: string): Promise<void>;
 }
@@ -72,25 +96,7 @@ const stepJobOf = (job: Job, row: readonly unknown[]): StepJob => ({
 });
 
 export function createJobStepper(deps: JobStepperDeps): JobStepper {
-  const { pool, boss, now, logger } = deps;
-
-  async function requestStep(jobId: string, afterMs = 0): Promise<void> {
-    try {
-      await boss.send(
-        stepQueue,
-        { jobId },
-        {
-          singletonKey: jobId,
-          ...(afterMs > 0 && { startAfter: new Date(now() + afterMs) }),
-          retryLimit: 1000,
-          retryDelay: 1,
-          expireInSeconds: 30,
-        },
-      );
-    } catch (error) {
-      logger.warn({ err: error, job: jobId }, 'could not schedule a job step; the next tick retries');
-    }
-  }
+  const { pool, boss, now, logger, requestStep } = deps;
 
   /** Records a move of the locked job; a trip also records the agents behind its gate. */
   async function applyMove(client: pg.ClientBase, jobId: string, m: JobMove, at: number): Promise<void> {
@@ -182,7 +188,6 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
         },
       );
     },
-    requestStep,
     step,
   };
 }
