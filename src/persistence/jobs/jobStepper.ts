@@ -38,33 +38,8 @@ import {
   updateJobSql,
   type JobChanges,
 } from './jobSql.ts';
+import { stepQueue, type RequestStep } from './stepRequests.ts';
 import { behindGatesSql, newcomersSql, releaseTargetsSql, timeOutTargetsSql } from './jobStepSql.ts';
-
-export const stepQueue = 'job-steps';
-
-/** Asks for a step of the job (after `afterMs`), coalesced with one already waiting. Never rejects. */
-export type RequestStep = (jobId: string, afterMs?: number) => Promise<void>;
-
-/** Step requests go on the queue from the start (the store asks for steps before the worker runs). */
-export function createStepRequests(boss: PgBoss, now: () => number, logger: Logger): RequestStep {
-  return async (jobId, afterMs = 0) => {
-    try {
-      await boss.send(
-        stepQueue,
-        { jobId },
-        {
-          singletonKey: jobId,
-          ...(afterMs > 0 && { startAfter: new Date(now() + afterMs) }),
-          retryLimit: 1000,
-          retryDelay: 1,
-          expireInSeconds: 30,
-        },
-      );
-    } catch (error) {
-      logger.warn({ err: error, job: jobId }, 'could not schedule a job step; the next tick retries');
-    }
-  };
-}
 
 export interface JobStepperDeps {
   readonly pool: pg.Pool;

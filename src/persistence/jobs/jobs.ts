@@ -11,7 +11,8 @@ import type { Logger } from '../../io/logger.ts';
 import type { ActionSettings } from '../../projections/jobs/jobActions.ts';
 import type { Notifications } from '../database/notifications.ts';
 import { createJobAgents, type JobAgentPorts, type JobAgents } from './jobAgents.ts';
-import { createJobStepper, createStepRequests } from './jobStepper.ts';
+import { createJobStepper } from './jobStepper.ts';
+import { createStepRequests } from './stepRequests.ts';
 import type { Job, JobControl, JobStore, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 import { createPgJobStore } from './pgJobStore.ts';
 
