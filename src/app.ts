@@ -288,7 +288,7 @@ export function createApp(config: Config, deps: AppDeps): App {
         'auth.allow_unauthenticated_writes is true: anyone who reaches the UI listener can change the configs agents run and act on jobs',
       );
     // Migrations (under the advisory lock), purge job, session refresh and the configs in force before
-    // agents arrive.
+    // agents arrive; the job steps get the resolver built on persistence's own reader.
     await persistence?.start({ resolveTargets });
     await configDirectory?.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
