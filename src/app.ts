@@ -36,7 +36,6 @@ import { createAgentRevoker } from './projections/identity/agentRevoker.ts';
 import { createMemoryCredentialStore } from './projections/identity/memoryCredentialStore.ts';
 import type * as PersistenceModule from './persistence/persistence.ts';
 import type { Persistence } from './persistence/persistence.ts';
-import type { PersistenceMetricsSink } from './telemetry/persistenceMetrics.ts';
 import { createServerTelemetry, createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
@@ -174,7 +173,6 @@ export function createApp(config: Config, deps: AppDeps): App {
   });
 
   const startedAt = scheduler.now();
-  let persistenceMetrics: PersistenceMetricsSink | undefined;
   const persistence: Persistence | undefined = persistenceOn
     ? loadPersistence().createPersistence({
         config,
@@ -184,7 +182,7 @@ export function createApp(config: Config, deps: AppDeps): App {
         events$: bus.events$,
         publish: (event) => bus.publish(event),
         disconnectAfterMs: thresholds.disconnectAfterMs,
-        metrics: (gauges) => (persistenceMetrics = metrics.persistenceMetrics(gauges)),
+        metrics: (gauges) => metrics.persistenceMetrics(gauges),
         remoteConfigs: config.remote_config.dir === '',
         replica: `${hostname()}:${process.pid}`,
         jobs: {
@@ -197,8 +195,6 @@ export function createApp(config: Config, deps: AppDeps): App {
             core.handler.push(uid);
           },
           withdraw: (uid) => core.commands.drop(uid),
-          // Used once the service runs (after the reader below exists).
-          resolveTargets: (job, settings) => resolveTargets(job, settings),
         },
       })
     : undefined;
@@ -225,7 +221,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     registry,
     logger,
     store: persistence?.reader,
-    onStoreFallback: persistence && ((surface) => persistenceMetrics?.storeFallbackError(surface)),
+    onStoreFallback: persistence && metrics.storeFallbacks(),
   });
   const resolveTargets = createJobTargetResolver({
     reader,
@@ -297,8 +293,8 @@ export function createApp(config: Config, deps: AppDeps): App {
         'auth.allow_unauthenticated_writes is true: anyone who reaches the UI listener can change the configs agents run and act on jobs',
       );
     // Migrations (under the advisory lock), purge job, session refresh and the configs in force before
-    // agents arrive.
-    await persistence?.start();
+    // agents arrive; the job steps get the resolver built on persistence's own reader.
+    await persistence?.start({ resolveTargets });
     await configDirectory?.start();
     servers.opamp = await listen(opampServer, config.listeners.opamp);
     const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { registerPersistenceMetrics } from '../../src/telemetry/persistenceMetrics.ts';
+import {
+  registerPersistenceMetrics,
+  registerStoreFallbacks,
+} from '../../src/telemetry/persistenceMetrics.ts';
 
 const parse = async (r: Registry) =>
   new Map(parsePrometheusTextFormat(await r.metrics()).map((f) => [f.name, f]));
@@ -12,7 +15,6 @@ describe('persistence metrics', () => {
     const fleet = new Registry();
     let acquired = 2;
     const m = registerPersistenceMetrics({
-      server,
       fleet,
       writeTimeoutSeconds: { save_agent: 5, soft_delete_agent: 5, save_session: 5 },
       pool: () => ({ acquired, max: 10 }),
@@ -21,7 +23,7 @@ describe('persistence metrics', () => {
     m.observeWrite('save_session', 0.01);
     m.purged(3);
     m.purged(0);
-    m.storeFallbackError('api');
+    registerStoreFallbacks(server)('api');
     acquired = 4;
 
     const f = await parse(fleet);

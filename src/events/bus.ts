@@ -2,8 +2,8 @@
 // no Subject). Delivery is synchronous unless `deliverOn` names a scheduler: then every subscriber
 // receives the events later, in order, on that scheduler. Nothing in the service depends on
 // synchronous delivery (the OpAMP handler decides replies from its own fold, never from a projection
-// read back after publishing, and hands the registry what it decided when delivery comes later);
-// specs use `deliverOn` to show it.
+// read back after publishing, and hands the registry what it decided before publishing); specs use
+// `deliverOn` to show it.
 //
 // It behaves as an RxJS Subject does (hot; a subscriber added or removed during a delivery takes
 // effect from the next event; after close() subscribers complete at once), without a Subject's
@@ -15,8 +15,6 @@ import type { FleetEvent } from './fleetEvent.ts';
 export interface EventBus {
   publish(event: FleetEvent): void;
   readonly events$: Observable<FleetEvent>;
-  /** True when subscribers receive events later than publish() (built with `deliverOn`). */
-  readonly deliversLater: boolean;
   /** Completes the stream; projections see completion and finish their work. */
   close(): void;
 }
@@ -48,7 +46,6 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
       for (let i = 0; i < list.length; i++) list[i]!.next(event);
     },
     events$,
-    deliversLater: options.deliverOn !== undefined,
     close() {
       if (closed) return;
       closed = true;

@@ -31,7 +31,7 @@ import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './
 import type { AgentStoreReader } from './agents/storeReader.ts';
 import { defaultWritePolicy, writeOps, type WriteOp, type WritePolicy } from './database/writeOp.ts';
 import type { PersistenceMetricsFactory } from './persistenceMetrics.ts';
-import { createJobs, type JobPorts } from './jobs/jobs.ts';
+import { createJobs, type JobPorts, type ResolveTargets } from './jobs/jobs.ts';
 import type { JobControl } from '../projections/jobs/jobStore.ts';
 import { createConfigSync } from './configs/configSync.ts';
 import { createPgConfigCatalog, type PgConfigCatalog } from './configs/pgConfigCatalog.ts';
@@ -80,8 +80,14 @@ export interface Persistence {
   readonly configs: PgConfigCatalog | undefined;
   /** Agent credential bindings and issued certificates, shared by every replica. */
   readonly credentials: CredentialStore;
-  start(): Promise<void>;
+  /** `late` is what persistence needs of what is built on it (the fleet reader merges its store). */
+  start(late: PersistenceStartPorts): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface PersistenceStartPorts {
+  /** A job's targets over the merged fleet (web/read/jobTargets.ts); live jobs' steps call it. */
+  readonly resolveTargets: ResolveTargets;
 }
 
 export function createPersistence(deps: PersistenceDeps): Persistence {
@@ -170,7 +176,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   let refresher: SessionRefresher | undefined;
   let jobsUi: JobsUi | undefined;
 
-  async function start(): Promise<void> {
+  async function start(late: PersistenceStartPorts): Promise<void> {
     try {
       await runMigrations(settings, async () => {
         await boss.start();
@@ -186,7 +192,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
       await notifications.start();
       await mirror.start();
       await configSync?.start();
-      await jobs.start();
+      await jobs.start(late.resolveTargets);
     } catch (error) {
       // Startup fails as a whole (the process exits): release what was opened so far.
       await mirror.stop();

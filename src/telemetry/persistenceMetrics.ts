@@ -1,8 +1,9 @@
 // The persistence metrics (SPEC "Metrics": fleet registry table "Persistence metrics", and
 // svc_list_agents_store_fallback_errors_total on the server registry). Registered only when
-// database.host is set (rule 1), through Telemetry.persistenceMetrics; the sink it returns is the
-// implementation of persistence's own metrics port (src/persistence/persistenceMetrics.ts), matched
-// by shape, so neither edge imports the other.
+// database.host is set (rule 1), through Telemetry.persistenceMetrics and Telemetry.storeFallbacks;
+// the sink the first returns is the implementation of persistence's own metrics port
+// (src/persistence/persistenceMetrics.ts), matched by shape, so neither edge imports the other. The
+// fallback counter is apart: the fleet reader (web) counts it, not persistence.
 
 import { Counter, Gauge, Histogram, type Registry as PromRegistry } from 'prom-client';
 
@@ -17,7 +18,6 @@ export interface PersistenceGaugeSources {
 }
 
 export interface PersistenceMetricsDeps extends PersistenceGaugeSources {
-  readonly server: PromRegistry;
   readonly fleet: PromRegistry;
 }
 
@@ -26,8 +26,6 @@ export interface PersistenceMetricsSink {
   observeWrite(op: WriteOp, seconds: number): void;
   /** svc_agents_purged_total: rows deleted by one purge run. */
   purged(rows: number): void;
-  /** svc_list_agents_store_fallback_errors_total{surface}: a list degraded to registry-only. */
-  storeFallbackError(surface: ListSurface): void;
 }
 
 export function registerPersistenceMetrics(deps: PersistenceMetricsDeps): PersistenceMetricsSink {
@@ -66,18 +64,22 @@ export function registerPersistenceMetrics(deps: PersistenceMetricsDeps): Persis
     help: 'Soft-deleted agent rows removed by the purge job.',
     registers: fleet,
   });
-  const fallbacks = new Counter({
-    name: 'svc_list_agents_store_fallback_errors_total',
-    help: 'Fleet-wide list requests whose database merge failed and degraded to registry-only.',
-    labelNames: ['surface'],
-    registers: [deps.server],
-  });
-  for (const surface of ['api', 'ui'] as const) fallbacks.inc({ surface }, 0);
   return {
     observeWrite: (op, seconds) => writes.observe({ op }, seconds),
     purged: (rows) => {
       if (rows > 0) purgedRows.inc(rows);
     },
-    storeFallbackError: (surface) => fallbacks.inc({ surface }),
   };
+}
+
+/** svc_list_agents_store_fallback_errors_total{surface}: counts one list degraded to registry-only. */
+export function registerStoreFallbacks(server: PromRegistry): (surface: ListSurface) => void {
+  const fallbacks = new Counter({
+    name: 'svc_list_agents_store_fallback_errors_total',
+    help: 'Fleet-wide list requests whose database merge failed and degraded to registry-only.',
+    labelNames: ['surface'],
+    registers: [server],
+  });
+  for (const surface of ['api', 'ui'] as const) fallbacks.inc({ surface }, 0);
+  return (surface) => fallbacks.inc({ surface });
 }

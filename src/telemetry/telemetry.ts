@@ -26,6 +26,8 @@ import { registerJobMetrics, type JobCountsSource } from './jobMetrics.ts';
 import { mountMetrics } from './metricsRoutes.ts';
 import {
   registerPersistenceMetrics,
+  registerStoreFallbacks,
+  type ListSurface,
   type PersistenceGaugeSources,
   type PersistenceMetricsSink,
 } from './persistenceMetrics.ts';
@@ -67,6 +69,11 @@ export interface Telemetry {
   readonly uiRefused: CountUiRefusal;
   /** Registers the persistence metrics (persistence on only, SPEC rule 1) and returns their sink. */
   persistenceMetrics(gauges: PersistenceGaugeSources): PersistenceMetricsSink;
+  /**
+   * Registers svc_list_agents_store_fallback_errors_total (persistence on only) and returns what
+   * counts one list served without the store.
+   */
+  storeFallbacks(): (surface: ListSurface) => void;
   /** Registers the job metrics (persistence on only), reading job counts at scrape time. */
   jobMetrics(counts: JobCountsSource): void;
   /** The telemetry listener's koa app. */
@@ -136,7 +143,8 @@ export function createTelemetry(deps: TelemetryDeps, serverTelemetry: ServerTele
     protocol,
     observeRequest,
     uiRefused,
-    persistenceMetrics: (gauges) => registerPersistenceMetrics({ server, fleet, ...gauges }),
+    persistenceMetrics: (gauges) => registerPersistenceMetrics({ fleet, ...gauges }),
+    storeFallbacks: () => registerStoreFallbacks(server),
     jobMetrics: (counts) => registerJobMetrics(fleet, counts, counters),
     listener,
     start: async () => {

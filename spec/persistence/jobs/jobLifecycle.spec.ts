@@ -1,7 +1,7 @@
 // Jobs that act, in one service with a real PostgreSQL and the project's simulator agents: a restart
 // job restarts agents in batches, a rollout moves agents stage by stage and makes its revision
-// current, a gate pauses a rollout and rollback restores the agents, a cancelled job sends nothing
-// more, and the API refuses what it must.
+// current, a gate pauses a rollout and rollback restores the agents, a live job takes the agents that
+// connect after it was armed, a cancelled job sends nothing more, and the API refuses what it must.
 
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
@@ -88,6 +88,24 @@ describe('jobs that act (one service, PostgreSQL, simulator agents)', function (
       expect(kinds).to.deep.equal(['arm:operator', 'start:service', 'succeed:service']);
     } finally {
       sub.unsubscribe();
+    }
+  });
+
+  it('lets agents that connect after a live job was armed join it, and restarts them too', async () => {
+    await startFleet({ agents: 4 });
+    // Batches of 1, 2, then the rest, a second apart: the newcomers connect during the first.
+    const id = await createJob('restart', { reconnect_timeout: '20s', backoff_cap: '1s' });
+    const armed = await api('POST', `/api/jobs/${id}/arm`, { target_mode: 'live' });
+    expect(armed.status, JSON.stringify(armed.json)).to.equal(200);
+    expect(armed.json).to.include({ target_mode: 'live' });
+    const later = createFleet({ ...fleetOptions, agents: 3, url: app.urls.opamp });
+    try {
+      await later.start();
+      const done = await until(id, 'succeeded');
+      expect(done.target_counts).to.include({ succeeded: 7 });
+      expect(later.snapshot().restarts).to.equal(3);
+    } finally {
+      await later.stop();
     }
   });
 

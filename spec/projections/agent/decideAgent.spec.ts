@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import type { AgentMessage } from '../../../src/projections/agent/agentMessage.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
-import { decideAgent, type DecisionContext } from '../../../src/projections/agent/decideAgent.ts';
+import {
+  decideAgent,
+  decideCommand,
+  decideConnectionClosed,
+  decidePush,
+  type Decided,
+  type DecisionContext,
+} from '../../../src/projections/agent/decideAgent.ts';
+import type { DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
 import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import { session, uid } from '../../support/events.ts';
 
@@ -139,5 +147,47 @@ describe('deciding one agent message', () => {
     const m = message({ sequenceNum: 9n, capabilities: ReportsStatus | ReportsHealth });
     expect(decideAgent(known, m, ctx)).to.deep.equal(decideAgent(known, m, ctx));
     expect(known).to.deep.equal(copy);
+  });
+  it('leaves the agent as the event-by-event fold of its events: the state the registry keeps', () => {
+    const desired: DesiredConfig = {
+      key: 'edge@1',
+      hash: 'ab'.repeat(32),
+      entries: [{ name: 'edge', revision: 1, body: 'a: 1', contentType: '' }],
+    };
+    const offering = { ...ctx, desiredFor: () => desired };
+    const AcceptsRemoteConfig = 0x2n;
+    const AcceptsRestartCommand = 0x400n;
+    const capabilities = ReportsStatus | AcceptsRemoteConfig | AcceptsRestartCommand;
+    const folded = (known: AgentState | undefined, d: Decided) =>
+      d.events.reduce<AgentState | undefined>(evolveAgent, known);
+    let state: AgentState | undefined;
+    const steps: [string, (known: AgentState | undefined) => Decided | undefined][] = [
+      ['registration, full state asked', (k) => decideAgent(k, message({ capabilities }), offering)],
+      [
+        'description and compliance, offer',
+        (k) =>
+          decideAgent(
+            k,
+            message({ sequenceNum: 1n, capabilities, description: describedAs({ env: 'x' }) }),
+            offering,
+          ),
+      ],
+      [
+        'command',
+        (k) => decideAgent(k, message({ sequenceNum: 2n, capabilities }), { ...ctx, command: 'restart' }),
+      ],
+      ['push', (k) => decidePush(k, { ...desired, hash: 'cd'.repeat(32) }, 2000)],
+      ['pushed command', (k) => decideCommand(k, 'restart', 2100)],
+      ['goodbye', (k) => decideAgent(k, message({ sequenceNum: 3n, capabilities, disconnect: true }), ctx)],
+      ['back', (k) => decideAgent(k, message({ sequenceNum: 4n, capabilities }), offering)],
+      ['socket closed', (k) => decideConnectionClosed(k, a, 3000)],
+    ];
+    for (const [name, step] of steps) {
+      const d = step(state)!;
+      expect(d, name).to.not.equal(undefined);
+      expect(d.state, name).to.deep.equal(folded(state, d));
+      state = d.state;
+    }
+    expect(state).to.include({ connected: false });
   });
 });

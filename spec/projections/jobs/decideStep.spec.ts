@@ -6,21 +6,24 @@
 import { expect } from 'chai';
 import { decideStep, stepTickMs, type StepJob } from '../../../src/projections/jobs/decideStep.ts';
 import { parseActionSettings } from '../../../src/projections/jobs/jobActions.ts';
+import { mayTrip, takesNewcomers, type StepTargets } from '../../../src/projections/jobs/stepTargets.ts';
 import { noTargets, type TargetCounts } from '../../../src/projections/jobs/targetCounts.ts';
 import { jobWorld } from './jobWorld.ts';
 
 const at = 1_700_000_000_000;
-const running: StepJob = { id: 'j', status: 'running', stage: 1, stageAt: at, dueAt: at };
-const counts = (over: Partial<TargetCounts> = {}): TargetCounts => ({
-  byState: noTargets,
-  eligible: 0,
-  reached: 0,
-  failed: 0,
-  unhealthy: 0,
-  disconnected: 0,
-  lastFinishedAt: 0,
-  late: 0,
-  ...over,
+const running: StepJob = { id: 'j', status: 'running', stage: 1, stageAt: at, dueAt: at, live: false };
+const counts = (over: Partial<TargetCounts> = {}): StepTargets => ({
+  counts: {
+    byState: noTargets,
+    eligible: 0,
+    reached: 0,
+    failed: 0,
+    unhealthy: 0,
+    disconnected: 0,
+    lastFinishedAt: 0,
+    late: 0,
+    ...over,
+  },
 });
 const restart = parseActionSettings('restart', {});
 
@@ -61,6 +64,7 @@ describe('a job step', () => {
     it('does nothing for a job that is not armed or running', () => {
       for (const status of ['planned', 'paused', 'succeeded', 'failed', 'cancelled'] as const)
         expect(decideStep({ ...running, status }, counts(), restart, at), status).to.deep.equal({
+          joins: [],
           moves: [],
           releases: [],
           events: [],
@@ -188,7 +192,7 @@ describe('a job step', () => {
       expect(last.moves[0]).to.deep.include({ command: 'fail', reason: '1 target(s) failed' });
     });
 
-    it('fails targets that did not apply within apply_timeout, and counts them for max_failed', () => {
+    it('fails targets that did not apply within apply_timeout, counts them for max_failed and names them', () => {
       const world = jobWorld('config_rollout', rollout({ apply_timeout: '5m', gates: { max_failed: 0 } }), 2);
       world.advance(0);
       world.finish('succeeded', (_, i) => i === 1);
@@ -200,7 +204,7 @@ describe('a job step', () => {
       expect(trip.moves[0]).to.deep.include({
         command: 'trip',
         to: 'paused',
-        gate: { gate: 'max_failed', limit: 0, count: 1 },
+        gate: { gate: 'max_failed', limit: 0, count: 1, agents: ['a0'] },
       });
     });
 
@@ -225,6 +229,7 @@ describe('a job step', () => {
         const trip = world.decisions.at(-1)!;
         expect(trip.moves[0]!.changes).to.deep.equal({ paused_at: world.clock.now() });
         expect(trip.moves[0]!.reason).to.equal(`${gate} exceeded: 2 > 1`);
+        expect(trip.moves[0]!.gate).to.deep.equal({ gate, limit: 1, count: 2, agents: ['a0', 'a1'] });
         expect(world.published).to.deep.equal([
           { type: 'JobGateTripped', at: world.clock.now(), data: { jobId: 'job-1', gate } },
         ]);
@@ -239,6 +244,90 @@ describe('a job step', () => {
       world.finish('succeeded', (_, i) => i === 0);
       world.advance(1000);
       expect(world.job.status).to.equal('running');
+    });
+  });
+  describe('what a step decides on', () => {
+    const rollout = { config: 'edge', revision: 3, gates: { max_failed: 0 } };
+
+    it('records at most 20 of the agents behind a tripped gate, in instance_uid order', () => {
+      const world = jobWorld('config_rollout', rollout, 30);
+      world.advance(0);
+      world.finish('failed');
+      world.advance(1000);
+      const gate = world.decisions.at(-1)!.moves[0]!.gate!;
+      expect(gate.count).to.equal(30);
+      expect(gate.agents).to.have.length(20);
+      expect(gate.agents).to.deep.equal([...gate.agents].sort());
+    });
+
+    it('asks who is behind a gate only of a rollout with gates whose counts are not all zero', () => {
+      const gated = parseActionSettings('config_rollout', rollout);
+      const ungated = parseActionSettings('config_rollout', { config: 'edge', revision: 3 });
+      expect(mayTrip(gated, counts().counts)).to.equal(false);
+      expect(mayTrip(gated, counts({ late: 1 }).counts)).to.equal(true);
+      expect(mayTrip(gated, counts({ disconnected: 1 }).counts)).to.equal(true);
+      expect(mayTrip(ungated, counts({ failed: 3 }).counts)).to.equal(false);
+      expect(mayTrip(restart, counts({ failed: 3 }).counts)).to.equal(false);
+    });
+
+    it('trips without naming agents when none were loaded', () => {
+      const gated = parseActionSettings('config_rollout', rollout);
+      const seen = counts({ reached: 2, failed: 1, eligible: 2 });
+      const trip = decideStep(running, seen, gated, at).moves[0]!;
+      expect(trip.gate).to.deep.equal({ gate: 'max_failed', limit: 0, count: 1, agents: [] });
+    });
+  });
+
+  describe('live targets', () => {
+    const newcomer = (uid: string, eligible = true) => ({
+      uid,
+      eligible,
+      reason: eligible ? '' : 'the agent does not accept restart commands',
+    });
+
+    it('lets the agents that started matching a running live job join it, and releases them in later batches', () => {
+      const world = jobWorld('restart', { batch_size: 10, backoff_cap: '0s' }, 1, { live: true });
+      world.advance(0);
+      expect(world.releases).to.deep.equal([[1, 1, 0]]);
+      world.match([newcomer('a0'), newcomer('b1'), newcomer('b2'), newcomer('c3', false)]);
+      world.finish('succeeded');
+      world.advance(1000);
+      const joinedStep = world.decisions.at(-1)!;
+      expect(joinedStep.joins.map((j) => j.uid)).to.deep.equal(['b1', 'b2', 'c3']);
+      expect(joinedStep.releases).to.deep.equal([{ count: 2, stage: 2 }]);
+      expect(world.targets.map((t) => [t.uid, t.state])).to.deep.equal([
+        ['a0', 'succeeded'],
+        ['b1', 'in_flight'],
+        ['b2', 'in_flight'],
+        ['c3', 'skipped'],
+      ]);
+      world.advance(1000);
+      expect(world.decisions.at(-1)!.joins, 'targets already, they join once').to.deep.equal([]);
+    });
+
+    it('counts the newcomers in the step they join: a job about to finish goes on for them', () => {
+      const world = jobWorld('restart', { backoff_cap: '0s' }, 1, { live: true });
+      world.advance(0);
+      world.finish('succeeded');
+      world.match([newcomer('b1')]);
+      world.advance(1000);
+      expect(world.job.status).to.equal('running');
+      expect(world.releases.at(-1)).to.deep.equal([2, 1, 1000]);
+    });
+
+    it('takes no newcomers into a snapshot job, nor into a live job that is not running yet', () => {
+      const snapshot = jobWorld('restart', { backoff_cap: '0s' }, 1);
+      snapshot.match([newcomer('b1')]);
+      snapshot.advance(0);
+      snapshot.finish('succeeded');
+      snapshot.advance(1000);
+      expect(snapshot.decisions.flatMap((d) => d.joins)).to.deep.equal([]);
+      expect(snapshot.job.status).to.equal('succeeded');
+      const armed = { ...running, status: 'armed' as const, live: true, dueAt: at + 60_000 };
+      const waiting = decideStep(armed, { ...counts(), newcomers: [newcomer('b1')] }, restart, at);
+      expect(waiting.joins).to.deep.equal([]);
+      expect(takesNewcomers({ status: 'running', live: true })).to.equal(true);
+      expect(takesNewcomers({ status: 'paused', live: true })).to.equal(false);
     });
   });
 });

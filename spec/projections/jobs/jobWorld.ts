@@ -1,7 +1,8 @@
 // A job and its targets in memory, stepped by decideStep in virtual time: what the job stepper does
-// with PostgreSQL rows, done on plain data, so a spec can walk a job through its whole life and say
-// when each batch or stage went out. Targets are released in order; a step runs when the previous
-// one asked for it (nextMs), on the virtual clock.
+// with PostgreSQL rows (load counts, newcomers and who is behind the gates; apply joins, time-outs,
+// moves and releases), done on plain data, so a spec can walk a job through its whole life and say
+// when each batch or stage went out. Targets are released in uid order; a step runs when the
+// previous one asked for it (nextMs), on the virtual clock.
 
 import {
   decideStep,
@@ -11,11 +12,14 @@ import {
 } from '../../../src/projections/jobs/decideStep.ts';
 import { parseActionSettings } from '../../../src/projections/jobs/jobActions.ts';
 import type { TargetState } from '../../../src/projections/jobs/jobStore.ts';
+import type { TargetCandidate } from '../../../src/projections/jobs/resolveTargets.ts';
+import { gateAgentsKept, mayTrip, type StepTargets } from '../../../src/projections/jobs/stepTargets.ts';
 import { noTargets, type TargetCounts } from '../../../src/projections/jobs/targetCounts.ts';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
 
 export interface WorldTarget {
+  readonly uid: string;
   state: TargetState;
   stage: number | null;
   releasedAt: number | null;
@@ -39,21 +43,27 @@ export interface JobWorld {
   counts(): TargetCounts;
   /** Asks for a step now (a command or a target outcome does). */
   poke(): void;
+  /** Agents that match the job from now on besides its targets (a live job's steps see them). */
+  match(agents: readonly TargetCandidate[]): void;
 }
 
 export function jobWorld(
   action: string,
   config: Record<string, unknown>,
   eligible: number,
-  options: { skipped?: number; dueInMs?: number } = {},
+  options: { skipped?: number; dueInMs?: number; live?: boolean } = {},
 ): JobWorld {
   const clock = new VirtualClock();
   const start = clock.now();
   const settings = parseActionSettings(action, config);
   const targets: WorldTarget[] = [
-    ...Array.from({ length: eligible }, () => target('pending')),
-    ...Array.from({ length: options.skipped ?? 0 }, () => ({ ...target('skipped'), finishedAt: start })),
+    ...Array.from({ length: eligible }, (_, i) => target(`a${i}`, 'pending')),
+    ...Array.from({ length: options.skipped ?? 0 }, (_, i) => ({
+      ...target(`s${i}`, 'skipped'),
+      finishedAt: start,
+    })),
   ];
+  let matching: readonly TargetCandidate[] = [];
   let pending: { unsubscribe(): void } | undefined;
 
   function counts(): TargetCounts {
@@ -68,12 +78,36 @@ export function jobWorld(
       failed: byState.failed,
       unhealthy: reached.filter((t) => t.unhealthy).length,
       disconnected: reached.filter((t) => t.disconnected && t.state !== 'succeeded').length,
-      lastFinishedAt: Math.max(0, ...targets.map((t) => t.finishedAt ?? 0)),
+      lastFinishedAt: Math.max(0, ...targets.map((t) => (t.state === 'skipped' ? 0 : (t.finishedAt ?? 0)))),
       late: targets.filter((t) => t.state === 'in_flight' && t.releasedAt! < late).length,
     };
   }
 
+  /** What the stepper loads: the counts, who is behind each gate when one may trip, the newcomers. */
+  function seen(counts: TargetCounts): StepTargets {
+    const known = new Set(targets.map((t) => t.uid));
+    const newcomers = matching.filter((a) => !known.has(a.uid));
+    if (!mayTrip(settings, counts)) return { counts, newcomers };
+    const late = settings.ok ? timeOutOf(settings.value, clock.now()).before : -Infinity;
+    const reached = targets.filter((t) => ['in_flight', 'succeeded', 'failed'].includes(t.state));
+    const first = (list: WorldTarget[]) =>
+      list
+        .map((t) => t.uid)
+        .sort()
+        .slice(0, gateAgentsKept);
+    const behind = {
+      max_failed: first(
+        targets.filter((t) => t.state === 'failed' || (t.state === 'in_flight' && t.releasedAt! < late)),
+      ),
+      max_unhealthy: first(reached.filter((t) => t.unhealthy)),
+      max_disconnected: first(reached.filter((t) => t.disconnected && t.state !== 'succeeded')),
+    };
+    return { counts, newcomers, behind };
+  }
+
   function apply(d: StepDecision, now: number): void {
+    for (const j of d.joins)
+      targets.push(j.eligible ? target(j.uid, 'pending') : { ...target(j.uid, 'skipped'), finishedAt: now });
     if (d.timeOut !== undefined)
       for (const t of targets)
         if (t.state === 'in_flight' && t.releasedAt! < d.timeOut.before)
@@ -91,7 +125,7 @@ export function jobWorld(
   function step(): void {
     pending = undefined;
     const now = clock.now();
-    const decision = decideStep(world.job, counts(), settings, now);
+    const decision = decideStep(world.job, seen(counts()), settings, now);
     world.decisions.push(decision);
     apply(decision, now);
     world.published.push(...decision.events);
@@ -105,7 +139,14 @@ export function jobWorld(
 
   const world: JobWorld = {
     clock,
-    job: { id: 'job-1', status: 'armed', stage: 0, stageAt: 0, dueAt: start + (options.dueInMs ?? 0) },
+    job: {
+      id: 'job-1',
+      status: 'armed',
+      stage: 0,
+      stageAt: 0,
+      dueAt: start + (options.dueInMs ?? 0),
+      live: options.live ?? false,
+    },
     targets,
     decisions: [],
     published: [],
@@ -118,12 +159,14 @@ export function jobWorld(
     },
     counts,
     poke: () => schedule(0),
+    match: (agents) => (matching = agents),
   };
   schedule(0);
   return world;
 }
 
-const target = (state: TargetState): WorldTarget => ({
+const target = (uid: string, state: TargetState): WorldTarget => ({
+  uid,
   state,
   stage: null,
   releasedAt: null,

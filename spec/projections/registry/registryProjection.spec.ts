@@ -1,8 +1,16 @@
 import { expect } from 'chai';
+import { asapScheduler } from 'rxjs';
 import { createEventBus } from '../../../src/events/bus.ts';
+import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
-import { checkedIn, connected, evicted } from '../../support/events.ts';
+import { checkedIn, connected, described, disconnected, evicted } from '../../support/events.ts';
+
+const fold = (events: readonly AgentEvent[], from?: AgentState) =>
+  events.reduce<AgentState | undefined>(evolveAgent, from);
+const tick = () => new Promise<void>((resolve) => asapScheduler.schedule(() => resolve()));
 
 describe('registry projection', () => {
   it('keeps agents in instance_uid order whatever order they arrive in', () => {
@@ -59,5 +67,43 @@ describe('registry projection', () => {
     bus.publish(checkedIn(a, 7, 3n));
     expect(registry.get(a)).to.include({ firstSeen: 5, lastSeen: 7, sequenceNum: 3n });
     expect([...registry.ordered()].map((x) => x.uid)).to.deep.equal([a]);
+  });
+  describe('with decided states (fold once)', () => {
+    const a = 'a' as InstanceUid;
+    const message = [connected(a, 1), checkedIn(a, 1, 1n), described(a, 1, { env: 'x' })];
+    // Not the fold of the events: shows that the registry keeps what was decided, not its own fold.
+    const decidedState = { ...fold(message)!, sequenceNum: 99n };
+
+    for (const later of [false, true])
+      it(`keeps the state decided for a message instead of folding its events (${later ? 'later' : 'synchronous'} delivery)`, async () => {
+        const bus = createEventBus(later ? { deliverOn: asapScheduler } : {});
+        const registry = createRegistryProjection(bus.events$, () => {});
+        registry.decided(a, decidedState, message);
+        for (const e of message) bus.publish(e);
+        expect(registry.get(a), 'answered before delivery').to.equal(decidedState);
+        await tick();
+        expect(registry.get(a)).to.equal(decidedState);
+        expect([...registry.ordered()]).to.deep.equal([decidedState]);
+        expect([...registry.bySilence()]).to.deep.equal([decidedState]);
+        const env = registry.attributeColumn('env');
+        expect(env.values[env.ids[0]!]).to.equal('x');
+        registry.stop();
+      });
+
+    it('folds what no decision covers, also between the events of one that is still arriving', async () => {
+      const bus = createEventBus({ deliverOn: asapScheduler });
+      const registry = createRegistryProjection(bus.events$, () => {});
+      registry.decided(a, fold(message), message);
+      bus.publish(message[0]!);
+      bus.publish(disconnected(a, 2)); // the sweep's, decided by no one
+      bus.publish(message[1]!);
+      bus.publish(message[2]!);
+      await tick();
+      expect(registry.get(a)).to.include({ connected: false, lastSeen: 1 });
+      bus.publish(checkedIn(a, 3, 2n));
+      await tick();
+      expect(registry.get(a)).to.include({ lastSeen: 3, sequenceNum: 2n });
+      registry.stop();
+    });
   });
 });

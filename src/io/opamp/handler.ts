@@ -6,18 +6,18 @@
 // Contract: never called concurrently for one connection; calls arrive in message order.
 
 import type { EventBus } from '../../events/bus.ts';
-import type { AgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { checkReport, type ReportLimits } from '../../projections/agent/reportLimits.ts';
 import {
   decideAgent,
   decideCommand,
+  decideConnectionClosed,
   decidePush,
+  type Decided,
   type ReplyIntent,
 } from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
-import { evolveAgentAll } from '../../projections/agent/evolveAgent.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
@@ -103,11 +103,12 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   const { bus, registry, now, observer, owners, decoder, encoder } = deps;
 
   /**
-   * Publishes one agent's events. On a bus that delivers later, the registry first learns the state
-   * they lead to, so the agent's next message (maybe in the same socket read) is decided after them.
+   * Publishes one agent's events. The registry first learns the state they lead to (the decision's
+   * fold, kept rather than folded again), so the agent's next message, maybe in the same socket read
+   * on a bus that delivers later, is decided after them.
    */
-  function publish(uid: InstanceUid, known: AgentState | undefined, events: readonly AgentEvent[]): void {
-    if (bus.deliversLater) registry.decided(uid, evolveAgentAll(known, events), events.length);
+  function publish(uid: InstanceUid, { state, events }: Decided): void {
+    registry.decided(uid, state, events);
     for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
   }
 
@@ -252,7 +253,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     });
     // A command leaves its queue only when the reply carries it (one the agent cannot take stays).
     if (decision.reply.command !== undefined) deps.commands?.take(uid);
-    publish(uid, known, decision.events);
+    publish(uid, decision);
     if (message.disconnect) owners.release(uid, connection);
     else if (claim !== 'held') owners.bind(uid, connection);
     const { head, tail } = compose(connection, uidBytes, decision.reply);
@@ -265,9 +266,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     // Exactly the agents this connection still holds: one that moved to another socket, said
     // goodbye or was disconnected by the liveness sweep is no longer among them.
     for (const uid of owners.releaseAll(connection))
-      publish(uid, registry.get(uid), [
-        { type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } },
-      ]);
+      publish(uid, decideConnectionClosed(registry.get(uid), uid, at));
     if (connection.isGateway)
       bus.publish({ type: 'GatewayConnectionClosed', at, data: { connectionId: connection.id } });
   }
@@ -284,7 +283,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         : decidePush(known, deps.desiredFor?.(known), now());
     if (decision === undefined) return false;
     if (command !== undefined) deps.commands?.take(uid);
-    publish(uid, known, decision.events);
+    publish(uid, decision);
     const { head, tail } = compose(target, instanceUidBytes(uid), decision.reply);
     target.send(head, tail);
     return true;

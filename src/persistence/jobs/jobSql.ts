@@ -137,16 +137,17 @@ ORDER BY t.instance_uid LIMIT $2 OFFSET $3`,
 }
 
 /**
- * Per state, the gate counts among targets reached (in flight or finished), and the targets in
- * flight since before `lateBefore` (Unix ms; none when unset): a restart's command sent (or its
- * release, when no replica could send it), a rollout's revision released.
+ * Per state, the gate counts among targets reached (in flight or finished), when the last target
+ * finished (a skipped one never did: it is skipped when found, maybe mid-job for a live one), and
+ * the targets in flight since before `lateBefore` (Unix ms; none when unset): a restart's command
+ * sent (or its release, when no replica could send it), a rollout's revision released.
  */
 export function targetCountsSql(jobId: string, lateBefore?: number): Sql {
   return {
     text: `SELECT state, count(*)::int,
   count(*) FILTER (WHERE unhealthy_at IS NOT NULL)::int,
   count(*) FILTER (WHERE disconnected_at IS NOT NULL AND state <> 'succeeded')::int,
-  coalesce(${ms('max(finished_at)')}, 0),
+  coalesce(${ms("max(finished_at) FILTER (WHERE state <> 'skipped')")}, 0),
   count(*) FILTER (WHERE state = 'in_flight' AND coalesce(sent_at, dispatched_at) < ${ts('$2')})::int
 FROM job_targets WHERE job_id = $1 GROUP BY state`,
     values: [jobId, lateBefore ?? null],

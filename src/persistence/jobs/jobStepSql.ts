@@ -1,7 +1,9 @@
-// The statements of a job step (jobStepper.ts): release the next targets, time out the ones that
-// did not finish, list the agents behind a tripped gate. Pure { text, values }.
+// The statements of a job step (jobStepper.ts): what it loads besides the counts (the targets behind
+// the gates, a live job's newcomers) and what it applies (release the next targets, time out the
+// ones that did not finish). Pure { text, values }.
 
 import type { Sql } from '../database/sql.ts';
+import { gateAgentsKept } from '../../projections/jobs/stepTargets.ts';
 
 const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 
@@ -25,16 +27,29 @@ WHERE job_id = $1 AND state = 'in_flight' AND coalesce(sent_at, dispatched_at) <
   };
 }
 
-/** Some of the agents behind a gate (for the job's pause reason). */
-export function gateAgentsSql(jobId: string, gate: 'max_failed' | 'max_unhealthy' | 'max_disconnected'): Sql {
-  const where =
-    gate === 'max_failed'
-      ? "state = 'failed'"
-      : gate === 'max_unhealthy'
-        ? 'unhealthy_at IS NOT NULL'
-        : "disconnected_at IS NOT NULL AND state <> 'succeeded'";
+/**
+ * Up to gateAgentsKept targets behind each gate, as the gate counts of targetCountsSql count them
+ * (among the targets reached), the ones in flight since before `lateBefore` counted as failed: one
+ * row of three arrays, max_failed, max_unhealthy, max_disconnected.
+ */
+export function behindGatesSql(jobId: string, lateBefore: number | undefined): Sql {
+  const first = (where: string) =>
+    `ARRAY(SELECT instance_uid FROM job_targets WHERE job_id = $1 AND ${where}
+  ORDER BY instance_uid LIMIT ${gateAgentsKept})`;
+  const reached = "state IN ('in_flight', 'succeeded', 'failed')";
   return {
-    text: `SELECT instance_uid FROM job_targets WHERE job_id = $1 AND ${where} ORDER BY instance_uid LIMIT 20`,
-    values: [jobId],
+    text: `SELECT ${first(`(state = 'failed' OR (state = 'in_flight' AND coalesce(sent_at, dispatched_at) < ${ts('$2')}))`)},
+  ${first(`${reached} AND unhealthy_at IS NOT NULL`)},
+  ${first(`${reached} AND state <> 'succeeded' AND disconnected_at IS NOT NULL`)}`,
+    values: [jobId, lateBefore ?? null],
+  };
+}
+
+/** Of the agents `uids`, those that are not targets of the job yet. */
+export function newcomersSql(jobId: string, uids: readonly string[]): Sql {
+  return {
+    text: `SELECT u FROM UNNEST($2::text[]) AS u
+WHERE NOT EXISTS (SELECT 1 FROM job_targets t WHERE t.job_id = $1 AND t.instance_uid = u)`,
+    values: [jobId, uids],
   };
 }

@@ -1,8 +1,10 @@
 // Advances jobs (docs/jobs.md "Across replicas"): every step of a job is a pg-boss job on the queue
 // `job-steps` with the job's id as its singleton key under the `stately` policy, so at most one step
-// of a job is active anywhere and one more may wait. A step loads the locked job and its target
-// counts, asks decideStep what to do, applies the answer in the same transaction, and publishes the
-// decision's events only after the commit (a step that rolls back published nothing). A replica that dies mid-step (SIGKILL) leaves its step active until it expires, and
+// of a job is active anywhere and one more may wait. A step loads the locked job and what it decides
+// on (target counts; for a live job its matching agents not yet targets; when a gate may trip, who
+// is behind each), asks decideStep what to do, applies the answer in the same transaction, and
+// publishes the decision's events only after the commit (a step that rolls back published
+// nothing). A replica that dies mid-step (SIGKILL) leaves its step active until it expires, and
 // another replica runs it again: a step is idempotent, it reads everything it decides from the rows.
 // While a job is armed or running, each step asks for the next one (at dispatch_at, or a second
 // later); lifecycle commands and target outcomes ask for one at once.
@@ -18,7 +20,8 @@ import {
   type StepDecision,
   type StepJob,
 } from '../../projections/jobs/decideStep.ts';
-import { parseActionSettings, type ActionSettings } from '../../projections/jobs/jobActions.ts';
+import { parseActionSettings, type ActionSettings, type Checked } from '../../projections/jobs/jobActions.ts';
+import { mayTrip, takesNewcomers, type StepTargets } from '../../projections/jobs/stepTargets.ts';
 import type { Job, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
@@ -35,15 +38,15 @@ import {
   updateJobSql,
   type JobChanges,
 } from './jobSql.ts';
-import { gateAgentsSql, releaseTargetsSql, timeOutTargetsSql } from './jobStepSql.ts';
-
-export const stepQueue = 'job-steps';
+import { stepQueue, type RequestStep } from './stepRequests.ts';
+import { behindGatesSql, newcomersSql, releaseTargetsSql, timeOutTargetsSql } from './jobStepSql.ts';
 
 export interface JobStepperDeps {
   readonly pool: pg.Pool;
   readonly boss: PgBoss;
   readonly now: () => number;
   readonly logger: Logger;
+  readonly requestStep: RequestStep;
   /** A live job's targets now (agents that started matching join it). */
   readonly resolveTargets: (job: Job, settings: ActionSettings) => Promise<TargetCandidate[]>;
   /** Makes a finished rollout's revision the config's current one. */
@@ -53,9 +56,8 @@ export interface JobStepperDeps {
 }
 
 export interface JobStepper {
+  /** Works the step queue (after migrations and pg-boss are up). */
   start(): Promise<void>;
-  /** Asks for a step of the job now (coalesced with one already waiting). Never rejects. */
-  requestStep(jobId: string, afterMs?: number): Promise<void>;
   /** Runs one step now, outside the queue (specs). */
   step(jobId: string): Promise<void>;
 }
@@ -69,45 +71,24 @@ const stepJobOf = (job: Job, row: readonly unknown[]): StepJob => ({
   stage: job.stage ?? 0,
   stageAt: stageAtOf(row),
   dueAt: Date.parse(job.dispatch_at ?? job.armed_at ?? job.created_at),
+  live: job.target_mode === 'live',
 });
 
 export function createJobStepper(deps: JobStepperDeps): JobStepper {
-  const { pool, boss, now, logger } = deps;
+  const { pool, boss, now, logger, requestStep } = deps;
 
-  async function requestStep(jobId: string, afterMs = 0): Promise<void> {
-    try {
-      await boss.send(
-        stepQueue,
-        { jobId },
-        {
-          singletonKey: jobId,
-          ...(afterMs > 0 && { startAfter: new Date(now() + afterMs) }),
-          retryLimit: 1000,
-          retryDelay: 1,
-          expireInSeconds: 30,
-        },
-      );
-    } catch (error) {
-      logger.warn({ err: error, job: jobId }, 'could not schedule a job step; the next tick retries');
-    }
-  }
-
-  /** Records a move of the locked job; a trip also records the agents behind its gate. */
+  /** Records a move of the locked job (a trip with its gate, as decided). */
   async function applyMove(client: pg.ClientBase, jobId: string, m: JobMove, at: number): Promise<void> {
-    let details: unknown;
-    let changes: JobChanges = m.changes;
-    if (m.gate !== undefined) {
-      const agents = (await rowsOf(client, gateAgentsSql(jobId, m.gate.gate))).map((r) => r[0] as string);
-      details = { ...m.gate, agents };
-      changes = { ...changes, gate: JSON.stringify(details) };
-    }
+    const changes: JobChanges =
+      m.gate === undefined ? m.changes : { ...m.changes, gate: JSON.stringify(m.gate) };
     await client.query(updateJobSql(jobId, m.to, changes, at));
     const event = { jobId, at, actor: 'service', kind: m.command, from: m.from, to: m.to, reason: m.reason };
-    await client.query(insertEventSql({ ...event, details }));
+    await client.query(insertEventSql({ ...event, details: m.gate }));
   }
 
   /** Applies a decision to the locked job, in the caller's transaction. */
   async function apply(client: pg.ClientBase, job: StepJob, d: StepDecision, at: number): Promise<void> {
+    if (d.joins.length > 0) await client.query(insertTargetsSql(job.id, d.joins, at));
     if (d.timeOut !== undefined)
       await client.query(timeOutTargetsSql(job.id, d.timeOut.before, d.timeOut.reason, at));
     if (
@@ -125,7 +106,7 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
         await client.query(insertEventSql({ ...note, reason: d.stage.note }));
       }
     }
-    if (d.timeOut !== undefined || d.moves.length > 0 || d.releases.length > 0) {
+    if (d.joins.length > 0 || d.timeOut !== undefined || d.moves.length > 0 || d.releases.length > 0) {
       await client.query(
         saveCountsSql(job.id, countTargets(await rowsOf(client, targetCountsSql(job.id))).byState),
       );
@@ -133,40 +114,66 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
     }
   }
 
+  /** What the step decides on besides the job: its targets, and what the decision may need of them. */
+  async function loadTargets(
+    client: pg.ClientBase,
+    job: StepJob,
+    settings: Checked<ActionSettings>,
+    matching: readonly TargetCandidate[] | undefined,
+    at: number,
+  ): Promise<StepTargets> {
+    const lateBefore = settings.ok ? timeOutOf(settings.value, at).before : undefined;
+    const counts = countTargets(await rowsOf(client, targetCountsSql(job.id, lateBefore)));
+    let newcomers: TargetCandidate[] | undefined;
+    if (matching !== undefined && matching.length > 0 && takesNewcomers(job)) {
+      const rows = await rowsOf(
+        client,
+        newcomersSql(
+          job.id,
+          matching.map((t) => t.uid),
+        ),
+      );
+      const fresh = new Set(rows.map((r) => r[0] as string));
+      newcomers = matching.filter((t) => fresh.has(t.uid));
+    }
+    if (!mayTrip(settings, counts)) return newcomers === undefined ? { counts } : { counts, newcomers };
+    const [row] = await rowsOf(client, behindGatesSql(job.id, lateBefore));
+    const [failed = [], unhealthy = [], disconnected = []] = (row ?? []) as string[][];
+    const behind = { max_failed: failed, max_unhealthy: unhealthy, max_disconnected: disconnected };
+    return newcomers === undefined ? { counts, behind } : { counts, behind, newcomers };
+  }
+
   async function stepLocked(
     client: pg.ClientBase,
     jobId: string,
-    joining: TargetCandidate[] | undefined,
+    matching: TargetCandidate[] | undefined,
   ): Promise<StepDecision | undefined> {
     const [row] = await rowsOf(client, jobSql(jobId, { forUpdate: true }));
     if (row === undefined) return undefined;
     const record = jobFromRow(row);
     if (record.status !== 'armed' && record.status !== 'running') return undefined;
     const at = now();
-    // A live job's newcomers join before the counts are read: they are part of what is decided on.
-    if (joining !== undefined && joining.length > 0 && record.status === 'running')
-      await client.query(insertTargetsSql(jobId, joining, at));
     const settings = parseActionSettings(record.action, record.action_config);
-    const lateBefore = settings.ok ? timeOutOf(settings.value, at).before : undefined;
-    const counts = countTargets(await rowsOf(client, targetCountsSql(jobId, lateBefore)));
     const job = stepJobOf(record, row);
-    const decision = decideStep(job, counts, settings, at);
+    const targets = await loadTargets(client, job, settings, matching, at);
+    const decision = decideStep(job, targets, settings, at);
     // Outcomes written since the last step change the counts the lists and metrics show.
-    await client.query(saveCountsSql(jobId, counts.byState));
+    await client.query(saveCountsSql(jobId, targets.counts.byState));
     await apply(client, job, decision, at);
     return decision;
   }
 
   async function step(jobId: string): Promise<void> {
-    // Live jobs: look for agents that started matching before taking the lock (it reads the fleet).
-    let joining: TargetCandidate[] | undefined;
+    // A live job's matching agents are read before the lock is taken (it reads the fleet); which of
+    // them join is decided under the lock.
+    let matching: TargetCandidate[] | undefined;
     const [row] = (await pool.query<unknown[]>({ ...jobSql(jobId), rowMode: 'array' })).rows;
     const job = row && jobFromRow(row);
-    if (job?.status === 'running' && job.target_mode === 'live') {
+    if (row !== undefined && job !== undefined && takesNewcomers(stepJobOf(job, row))) {
       const settings = parseActionSettings(job.action, job.action_config);
-      if (settings.ok) joining = await deps.resolveTargets(job, settings.value);
+      if (settings.ok) matching = await deps.resolveTargets(job, settings.value);
     }
-    const decision = await inTransaction(pool, (client) => stepLocked(client, jobId, joining));
+    const decision = await inTransaction(pool, (client) => stepLocked(client, jobId, matching));
     for (const event of decision?.events ?? []) deps.publish(event);
     if (decision?.nextMs !== undefined) await requestStep(jobId, decision.nextMs);
   }
@@ -182,7 +189,6 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
         },
       );
     },
-    requestStep,
     step,
   };
 }

@@ -1,7 +1,8 @@
 // Jobs that act, assembled (docs/jobs.md): the store the API uses, the stepper that advances jobs
 // through pg-boss (one step of a job at a time across replicas), and this replica's job agents that
 // deliver commands and pins to the agents it holds and record target outcomes. What the jobs need
-// from the rest of the service comes in as ports (STYLE 20); the composition root binds them.
+// from the rest of the service comes in as ports (STYLE 20): the OpAMP side's when they are made,
+// the fleet's target resolver (built on the store's reader, so after persistence) at start().
 
 import type { PgBoss } from 'pg-boss';
 import type pg from 'pg';
@@ -11,14 +12,15 @@ import type { ActionSettings } from '../../projections/jobs/jobActions.ts';
 import type { Notifications } from '../database/notifications.ts';
 import { createJobAgents, type JobAgentPorts, type JobAgents } from './jobAgents.ts';
 import { createJobStepper } from './jobStepper.ts';
+import { createStepRequests } from './stepRequests.ts';
 import type { Job, JobControl, JobStore, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 import { createPgJobStore } from './pgJobStore.ts';
 
-/** What jobs need from the rest of the service. */
-export interface JobPorts extends JobAgentPorts {
-  /** The job's targets now: its filter over the fleet, narrowed and checked for the action. */
-  readonly resolveTargets: (job: Job, settings: ActionSettings) => Promise<TargetCandidate[]>;
-}
+/** What jobs need from the rest of the service when they are made. */
+export type JobPorts = JobAgentPorts;
+
+/** The job's targets now: its filter over the fleet, narrowed and checked for the action. */
+export type ResolveTargets = (job: Job, settings: ActionSettings) => Promise<TargetCandidate[]>;
 
 export interface JobsDeps {
   readonly pool: pg.Pool;
@@ -33,29 +35,30 @@ export interface JobsDeps {
 
 export interface Jobs {
   readonly store: JobStore & JobControl;
-  /** After migrations and pg-boss are up, and notifications listen. */
-  start(): Promise<void>;
+  /** After migrations and pg-boss are up, and notifications listen; steps resolve live targets so. */
+  start(resolveTargets: ResolveTargets): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function createJobs(deps: JobsDeps): Jobs {
   const { ports, scheduler } = deps;
   const now = () => scheduler.now();
-  const stepper = createJobStepper({
-    pool: deps.pool,
-    boss: deps.boss,
-    now,
-    logger: deps.logger,
-    resolveTargets: ports.resolveTargets,
-    makeCurrent: deps.makeCurrent,
-    publish: ports.publish,
-  });
-  const requestStep = (jobId: string) => stepper.requestStep(jobId);
+  const requestStep = createStepRequests(deps.boss, now, deps.logger);
   const store = createPgJobStore(deps.pool, { now, requestStep });
   let agents: JobAgents | undefined;
   return {
     store,
-    async start() {
+    async start(resolveTargets) {
+      const stepper = createJobStepper({
+        pool: deps.pool,
+        boss: deps.boss,
+        now,
+        logger: deps.logger,
+        requestStep,
+        resolveTargets,
+        makeCurrent: deps.makeCurrent,
+        publish: ports.publish,
+      });
       await stepper.start();
       agents = createJobAgents({
         ...ports,

@@ -1,8 +1,10 @@
 // The decision for one AgentToServer (STYLE 18): given the agent as the registry knows it (or
-// undefined), the message in domain terms and its context, it returns the events to publish and
-// what the reply must carry. Pure. It folds its own events with evolveAgentAll (the registry's fold,
-// evolveAgent, over all of them at once) to know the state after them, so nothing is read back from
-// a projection after publishing and the order in which the bus delivers is never load-bearing.
+// undefined), the message in domain terms and its context, it returns the events to publish, the
+// agent after them and what the reply must carry. Pure. It folds its own events with evolveAgentAll
+// (the registry's fold, evolveAgent, over all of them at once) to know the state after them, so
+// nothing is read back from a projection after publishing and the order in which the bus delivers
+// is never load-bearing. That fold is the only one: the registry keeps the state decided here
+// (registryProjection.ts decided()) instead of folding the events again.
 //
 // Event order (docs/events.md): AgentConnected? → AgentCheckedIn → AgentStatusReported? →
 // AgentHealthReported? → AgentEffectiveConfigReported? → AgentPackageStatusesReported? →
@@ -16,7 +18,7 @@ import type { DesiredConfig } from '../remoteConfig/desiredConfig.ts';
 import { shouldOffer } from '../remoteConfig/offerRule.ts';
 import { presentParts, type AgentMessage } from './agentMessage.ts';
 import type { AgentState } from './agentState.ts';
-import { evolveAgentAll } from './evolveAgent.ts';
+import { evolveAgent, evolveAgentAll } from './evolveAgent.ts';
 import { decideFullState } from './fullState.ts';
 
 export interface DecisionContext {
@@ -47,8 +49,13 @@ export interface ReplyIntent {
   readonly command?: 'restart' | undefined;
 }
 
-export interface Decision {
+/** Events for one agent and the agent after them (their fold, as the registry keeps it). */
+export interface Decided {
   readonly events: readonly AgentEvent[];
+  readonly state: AgentState | undefined;
+}
+
+export interface Decision extends Decided {
   readonly reply: ReplyIntent;
 }
 
@@ -104,7 +111,9 @@ export function decideAgent(
   // A command goes alone: the agent restarts and reports its full state anyway.
   const command =
     message.disconnect || ctx.command === undefined ? undefined : decideCommand(after, ctx.command, ctx.at);
-  if (command !== undefined) return { events: [...events, ...command.events], reply: command.reply };
+  if (command !== undefined)
+    return { events: [...events, ...command.events], state: command.state, reply: command.reply };
+  const reportedCount = events.length;
   const fullState = message.disconnect
     ? null
     : decideFullState(known, after, {
@@ -126,7 +135,19 @@ export function decideAgent(
   }
   if (message.disconnect)
     events.push({ type: 'AgentDisconnected', at: ctx.at, data: { uid, reason: 'agent_disconnect' } });
-  return { events, reply: { reportFullState: fullState !== null, remoteConfig } };
+  // What the decision added after the reports (full state asked, offer, goodbye), folded onto `after`.
+  const state = events.length === reportedCount ? after : evolveAgentAll(after, events.slice(reportedCount));
+  return { events, state, reply: { reportFullState: fullState !== null, remoteConfig } };
+}
+
+/** A WebSocket that held the agent closed: it is disconnected. */
+export function decideConnectionClosed(
+  known: AgentState | undefined,
+  uid: AgentState['uid'],
+  at: number,
+): Decided {
+  const event: AgentEvent = { type: 'AgentDisconnected', at, data: { uid, reason: 'connection_closed' } };
+  return { events: [event], state: evolveAgent(known, event) };
 }
 
 /**
@@ -140,8 +161,10 @@ export function decidePush(
 ): Decision | undefined {
   if (known === undefined || !known.connected) return undefined;
   if (!shouldOffer(known, desired, { newConnection: false, report: undefined })) return undefined;
+  const event = offered(known.uid, desired, at);
   return {
-    events: [offered(known.uid, desired, at)],
+    events: [event],
+    state: evolveAgent(known, event),
     reply: { reportFullState: false, remoteConfig: desired },
   };
 }
@@ -160,8 +183,10 @@ export function decideCommand(
 ): Decision | undefined {
   if (known === undefined || !known.connected || (known.capabilities & AcceptsRestartCommand) === 0n)
     return undefined;
+  // AgentCommandSent changes nothing the registry holds (evolveAgent returns the agent as it was).
   return {
     events: [{ type: 'AgentCommandSent', at, data: { uid: known.uid, command } }],
+    state: known,
     reply: { reportFullState: false, remoteConfig: undefined, command },
   };
 }

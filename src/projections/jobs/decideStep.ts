@@ -1,5 +1,6 @@
-// One step of a job, decided (docs/jobs.md "Across replicas"): from the locked job, its target
-// counts and its settings at `now`, which moves it makes, which targets it releases and which facts
+// One step of a job, decided (docs/jobs.md "Across replicas"): from the locked job, its targets as
+// the step sees them (stepTargets.ts) and its settings at `now`, which agents join a live job, which
+// moves it makes (a trip with the agents behind its gate), which targets it releases and which facts
 // it publishes once the step's transaction committed. Pure: the job stepper loads, calls this,
 // applies the answer in one transaction, then publishes.
 
@@ -7,7 +8,10 @@ import type { FleetEvent } from '../../events/fleetEvent.ts';
 import type { ActionSettings, Checked, RestartSettings, RolloutSettings } from './jobActions.ts';
 import { nextStatus, type JobCommand, type JobStatus } from './jobLifecycle.ts';
 import { restartBatchSize, restartWaitMs } from './restartPlan.ts';
-import { planRollout, trippedGate, type TrippedGate } from './rolloutPlan.ts';
+import type { JobGate } from './jobStore.ts';
+import type { TargetCandidate } from './resolveTargets.ts';
+import { planRollout, trippedGate } from './rolloutPlan.ts';
+import { gateRecord, joined, takesNewcomers, type StepTargets } from './stepTargets.ts';
 import { afterTimeouts, type TargetCounts } from './targetCounts.ts';
 
 /** How often a job that waits for its targets looks again. */
@@ -22,6 +26,8 @@ export interface StepJob {
   readonly stageAt: number;
   /** When an armed job starts running (dispatch_at; Unix ms). */
   readonly dueAt: number;
+  /** target_mode live: agents that start matching join while it runs. */
+  readonly live: boolean;
 }
 
 /** The columns a move sets besides its status (Unix ms). */
@@ -38,8 +44,8 @@ export interface JobMove {
   readonly to: JobStatus;
   readonly reason: string;
   readonly changes: MoveChanges;
-  /** A trip: the gate; whoever applies it records the agents behind it. */
-  readonly gate?: TrippedGate;
+  /** A trip: the gate and some of the agents behind it (the job's gate, and its event's details). */
+  readonly gate?: JobGate;
 }
 
 /** Release the next `count` pending targets (in instance_uid order) in batch or stage `stage`. */
@@ -49,6 +55,8 @@ export interface Release {
 }
 
 export interface StepDecision {
+  /** Newcomers of a live job that become its targets before anything else is applied. */
+  readonly joins: readonly TargetCandidate[];
   /** Fail the targets in flight since before `before` (Unix ms), saying `reason`. */
   readonly timeOut?: { readonly before: number; readonly reason: string };
   readonly moves: readonly JobMove[];
@@ -63,7 +71,7 @@ export interface StepDecision {
   readonly nextMs: number | undefined;
 }
 
-const idle: StepDecision = { moves: [], releases: [], events: [], nextMs: undefined };
+const idle: StepDecision = { joins: [], moves: [], releases: [], events: [], nextMs: undefined };
 
 /** When targets in flight time out: a restart's reconnect_timeout, a rollout's apply_timeout. */
 export function timeOutOf(settings: ActionSettings, now: number): { before: number; reason: string } {
@@ -80,11 +88,23 @@ function move(job: StepJob, command: JobCommand, reason: string, changes: MoveCh
 
 export function decideStep(
   job: StepJob,
-  counts: TargetCounts,
+  targets: StepTargets,
   settings: Checked<ActionSettings>,
   now: number,
 ): StepDecision {
   if (job.status !== 'armed' && job.status !== 'running') return idle;
+  // A live job's newcomers join first: they are part of what the step decides on.
+  const joins = takesNewcomers(job) ? (targets.newcomers ?? []) : [];
+  const decision = decideOn(job, { ...targets, counts: joined(targets.counts, joins) }, settings, now);
+  return joins.length === 0 ? decision : { ...decision, joins };
+}
+
+function decideOn(
+  job: StepJob,
+  targets: StepTargets,
+  settings: Checked<ActionSettings>,
+  now: number,
+): StepDecision {
   if (!settings.ok) {
     // Armed with settings that no longer parse (they were checked at arming): end it, saying why.
     const start = job.status === 'armed' ? [move(job, 'start', 'started', { started_at: now })] : [];
@@ -94,24 +114,24 @@ export function decideStep(
   if (job.status === 'armed') {
     if (job.dueAt > now) return { ...idle, nextMs: job.dueAt - now };
     const start = move(job, 'start', 'dispatch_at reached', { started_at: now, stage_at: now });
-    const running = decideRunning({ ...job, status: 'running', stageAt: now }, counts, settings.value, now);
+    const running = decideRunning({ ...job, status: 'running', stageAt: now }, targets, settings.value, now);
     return { ...running, moves: [start, ...running.moves] };
   }
-  return decideRunning(job, counts, settings.value, now);
+  return decideRunning(job, targets, settings.value, now);
 }
 
 function decideRunning(
   job: StepJob,
-  loaded: TargetCounts,
+  targets: StepTargets,
   settings: ActionSettings,
   now: number,
 ): StepDecision {
-  const counts = afterTimeouts(loaded, now);
+  const counts = afterTimeouts(targets.counts, now);
   const decision =
     settings.action === 'restart'
       ? decideRestart(job, counts, settings, now)
-      : decideRollout(job, counts, settings, now);
-  return loaded.late > 0 ? { ...decision, timeOut: timeOutOf(settings, now) } : decision;
+      : decideRollout(job, { ...targets, counts }, settings, now);
+  return targets.counts.late > 0 ? { ...decision, timeOut: timeOutOf(settings, now) } : decision;
 }
 
 function finish(job: StepJob, counts: TargetCounts, now: number): JobMove {
@@ -132,11 +152,15 @@ function decideRestart(job: StepJob, counts: TargetCounts, s: RestartSettings, n
   return { ...idle, releases: [{ count, stage }], stage: { stage }, nextMs: stepTickMs };
 }
 
-function decideRollout(job: StepJob, counts: TargetCounts, s: RolloutSettings, now: number): StepDecision {
+function decideRollout(job: StepJob, targets: StepTargets, s: RolloutSettings, now: number): StepDecision {
+  const { counts } = targets;
   const tripped = trippedGate(s.gates, counts);
   if (tripped !== undefined) {
     const reason = `${tripped.gate} exceeded: ${tripped.count} > ${tripped.limit}`;
-    const trip = { ...move(job, 'trip', reason, { paused_at: now }), gate: tripped };
+    const trip = {
+      ...move(job, 'trip', reason, { paused_at: now }),
+      gate: gateRecord(tripped, targets.behind),
+    };
     const event: FleetEvent = {
       type: 'JobGateTripped',
       at: now,

@@ -5,9 +5,13 @@
 // Both structures hold the same small mutable slot per agent, so an update replaces the state in the
 // slot without touching the order. Ordered reads walk the ordered array of the slots, rebuilt only
 // after the membership changed since the last ordered read (the newcomers sorted and merged in).
+//
+// Fold once: a message's events come with the state its decision already folded them into
+// (decided()); the registry keeps that state when the last of them arrives and folds only the events
+// nobody decided a state for (decidedStates.ts).
 
 import type { Observable, Subscription } from 'rxjs';
-import type { FleetEvent } from '../../events/fleetEvent.ts';
+import type { AgentEvent, FleetEvent } from '../../events/fleetEvent.ts';
 import { isAgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../agent/agentState.ts';
@@ -16,6 +20,7 @@ import { createAttributeColumns, type ColumnSlot } from './attributeColumns.ts';
 import { createRecencyList, type RecencyNode } from './recencyList.ts';
 import { createUidOrder, type UidSlot } from './uidOrder.ts';
 import { evolveAgent } from '../agent/evolveAgent.ts';
+import { createDecidedStates } from './decidedStates.ts';
 
 /** Read-only view of the live registry. Safe to call at any time; never blocks. */
 export interface Registry {
@@ -47,12 +52,13 @@ export interface Registry {
 
 export interface RegistryProjection extends Registry {
   /**
-   * For a bus that delivers later: `state` is the agent as the decision left it, after `events`
-   * events about to be published for it. Until this registry has folded them, get(uid) answers
-   * `state`, so the next message of the agent (handled before delivery, e.g. in the same socket
-   * read) is decided on what came before it, as with delivery at once. Call before publishing.
+   * `state` is the agent as a decision left it, after `events`, about to be published for it in
+   * this order: call before publishing, on a bus of either kind. When the last of them arrives the
+   * registry holds `state` (it does not fold them again). Until then get(uid) answers `state`, so
+   * the agent's next message (handled before a later delivery, e.g. in the same socket read) is
+   * decided on what came before it, as with delivery at once.
    */
-  decided(uid: InstanceUid, state: AgentState | undefined, events: number): void;
+  decided(uid: InstanceUid, state: AgentState | undefined, events: readonly AgentEvent[]): void;
   stop(): void;
 }
 
@@ -74,22 +80,18 @@ export function createRegistryProjection(
    * row, and a lookup in a Map of 100,000 agents is a cache miss or two each time.
    */
   let recent: Slot | undefined;
-  /** States decided but not folded yet, with how many of their events are still to come (decided()). */
-  const pending = new Map<InstanceUid, { state: AgentState | undefined; events: number }>();
-
-  function folded(uid: InstanceUid): void {
-    const entry = pending.get(uid);
-    if (entry !== undefined && --entry.events <= 0) pending.delete(uid);
-  }
+  /** States decided with their events, kept when the last of them arrives (decided()). */
+  const decisions = createDecidedStates();
 
   function apply(event: FleetEvent): void {
     if (!isAgentEvent(event)) return;
+    const arrival = decisions.size === 0 ? undefined : decisions.arrived(event);
+    if (arrival?.kind === 'skip') return;
     const uid = event.data.uid;
-    if (pending.size !== 0) folded(uid);
     const slot = recent !== undefined && recent.state.uid === uid ? recent : agents.get(uid);
     recent = slot;
     const before = slot?.state;
-    const after = evolveAgent(before, event);
+    const after = arrival?.kind === 'keep' ? arrival.state : evolveAgent(before, event);
     if (after === before) return;
     if (after === undefined) {
       agents.delete(uid);
@@ -154,21 +156,13 @@ export function createRegistryProjection(
 
   return {
     get(uid) {
-      if (pending.size !== 0) {
-        const entry = pending.get(uid);
-        if (entry !== undefined) return entry.state;
+      if (decisions.size !== 0) {
+        const decided = decisions.latest(uid);
+        if (decided !== undefined) return decided.state;
       }
       return agents.get(uid)?.state;
     },
-    decided(uid, state, events) {
-      if (events === 0) return;
-      const entry = pending.get(uid);
-      if (entry === undefined) pending.set(uid, { state, events });
-      else {
-        entry.state = state;
-        entry.events += events;
-      }
-    },
+    decided: (uid, state, events) => decisions.decided(uid, state, events),
     get size() {
       return agents.size;
     },
