@@ -24,8 +24,8 @@ export interface PagesDeps {
   readonly now: () => number;
   /** Where remote configs live (configs pages). */
   readonly configs: ConfigCatalog;
-  /** Each agent's desired remote config (config states on every page). */
-  readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
+  /** Each agent's desired remote config (config states on every page, the editor's preview). */
+  readonly desired: Pick<DesiredConfigs, 'desiredFor' | 'current'>;
   /** Jobs (jobs pages, the agent's Jobs section); absent when persistence is off. */
   readonly jobs?: JobControl | undefined;
   /** The job page's buttons; absent when persistence is off. */

@@ -15,6 +15,7 @@ import type { FleetReader } from '../read/fleetReader.ts';
 import type { JobTargetResolver } from '../read/jobTargets.ts';
 import { createJobCommands } from '../write/jobCommands.ts';
 import { mountAgentPage } from './agentPage.ts';
+import { mountConfigEditor } from './configEditor.ts';
 import { mountConfigPage } from './configPage.ts';
 import { mountConfigsPage } from './configsPage.ts';
 import { mountFleetPage } from './fleetPage.ts';
@@ -37,7 +38,7 @@ export interface PagesOptions {
   /** ui.poll_interval in milliseconds (SPEC UI rule 2). */
   readonly pollIntervalMs: number;
   readonly configs: ConfigCatalog;
-  readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
+  readonly desired: Pick<DesiredConfigs, 'desiredFor' | 'current'>;
   /** Jobs and what arming needs; absent when persistence is off. */
   readonly jobs?: JobControl | undefined;
   readonly resolveTargets?: JobTargetResolver | undefined;
@@ -74,6 +75,7 @@ export function createPagesRouter(options: PagesOptions): Router {
   mountFleetPage(router, deps);
   mountAgentPage(router, deps);
   mountConfigsPage(router, deps);
+  mountConfigEditor(router, deps);
   mountConfigPage(router, deps);
   mountJobsPage(router, deps);
   mountJobPage(router, deps);

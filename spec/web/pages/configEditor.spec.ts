@@ -1,0 +1,202 @@
+// The config editor's routes over real HTTP, against a service with PostgreSQL and simulator agents
+// (host.name sim-host-0 … sim-host-5): the form only for admins, the live check (targeted agents,
+// hashes that change, the line of a parse error, the diff against the revision in force), saves and
+// drafts through the catalog, a lost race that says what changed, and writes refused unless they
+// come from this UI.
+
+import { expect } from 'chai';
+import {
+  adminToken,
+  page,
+  startJobsService,
+  text,
+  viewerToken,
+  type JobsService,
+  type PageAnswer,
+} from './jobsHarness.ts';
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+describe('config editor (GET/POST /new-config, /configs/{name}/edit, /partials/configs/check)', function () {
+  this.timeout(90_000);
+  let service: JobsService;
+
+  /** A post as htmx sends the editor's form, as the admin unless `token` says otherwise. */
+  const post = (
+    path: string,
+    fields: Record<string, string>,
+    token: string | null = adminToken,
+    headers = {},
+  ) =>
+    fetch(`${service.app.urls.ui}${path}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'HX-Request': 'true',
+        Origin: service.app.urls.ui,
+        ...(token !== null && { Authorization: `Bearer ${token}` }),
+        ...headers,
+      },
+      body: form(fields),
+    }).then(async (res): Promise<PageAnswer> => ({
+      status: res.status,
+      headers: res.headers,
+      body: await res.text(),
+    }));
+  const previewed = (answer: PageAnswer, which: string) =>
+    new RegExp(`data-preview="${which}">(\\d+)<`).exec(answer.body)?.[1];
+  const config = async (name: string) => (await service.api('GET', `/api/configs/${name}`)).json;
+
+  before(async () => {
+    service = await startJobsService();
+  });
+  after(() => service.stop());
+
+  describe('who gets the form', () => {
+    it('shows an admin the form, with line numbers beside the body', async () => {
+      const answer = await page(service, '/new-config', adminToken);
+      expect(answer.status).to.equal(200);
+      expect(answer.body).to.match(/<form class="editor-form" id="config-form"/);
+      expect(answer.body).to.include('<textarea class="mono" name="body"');
+      expect(answer.body).to.match(/<pre class="gutter"[^>]*>1<\/pre>/);
+    });
+
+    for (const [who, token] of [
+      ['a viewer', viewerToken],
+      ['an anonymous reader', null],
+    ] as const)
+      it(`shows ${who} the page without a form`, async () => {
+        const answer = await page(service, '/new-config', token);
+        expect(answer.status).to.equal(403);
+        expect(answer.body).not.to.include('<form');
+        expect(text(answer.body)).to.include('Editing configs needs an admin identity');
+      });
+  });
+
+  describe('the live check', () => {
+    it('counts the agents a selector targets, and changes as the selector does', async () => {
+      const one = await post('/partials/configs/check', {
+        name: 'x',
+        selector: 'host.name="sim-host-0"',
+        enabled: 'true',
+        body: 'a: 1\n',
+      });
+      expect(one.status).to.equal(200);
+      expect(previewed(one, 'targeted')).to.equal('1');
+      const two = await post('/partials/configs/check', {
+        name: 'x',
+        selector: 'host.name=~"sim-host-[01]"',
+        enabled: 'true',
+        body: 'a: 1\n',
+      });
+      expect([previewed(two, 'targeted'), previewed(two, 'changed')]).to.deep.equal(['2', '2']);
+    });
+
+    it('names the line of a parse error, and still counts the selector', async () => {
+      const answer = await post('/partials/configs/check', {
+        name: 'x',
+        selector: 'service.version=~".+"',
+        enabled: 'true',
+        body: 'a: 1\nb:\n  - c\n d: 2\n',
+      });
+      expect(answer.body).to.match(/data-error-line="4"/);
+      expect(text(answer.body)).to.include('Line 4');
+      expect(previewed(answer, 'targeted')).to.equal('6');
+    });
+
+    it('is refused without htmx, and to a viewer', async () => {
+      const fields = { selector: 'x="y"', body: '' };
+      expect(
+        (await post('/partials/configs/check', fields, adminToken, { 'HX-Request': '' })).status,
+      ).to.equal(403);
+      expect((await post('/partials/configs/check', fields, viewerToken)).status).to.equal(403);
+    });
+  });
+
+  describe('saving', () => {
+    it('creates a config and sends the browser to its page', async () => {
+      const answer = await post('/new-config', {
+        name: 'edge',
+        selector: 'host.name="sim-host-0"',
+        content_type: 'text/yaml',
+        enabled: 'true',
+        body: 'a: 1\r\nb: 2\r\n',
+      });
+      expect(answer.status, answer.body).to.equal(201);
+      expect(answer.headers.get('HX-Redirect')).to.equal('/configs/edge');
+      expect(await config('edge')).to.include({ current_revision: 1, updated_by: 'operator' });
+      expect((await service.api('GET', '/api/configs/edge/revisions/1')).json.body).to.equal('a: 1\nb: 2\n');
+    });
+
+    it('opens the newest revision for editing, and shows its diff against the revision in force', async () => {
+      const answer = await page(service, '/configs/edge/edit', adminToken);
+      expect(answer.body).to.include('value="1"').and.include('a: 1\nb: 2\n');
+      const check = await post('/partials/configs/check', {
+        name: 'edge',
+        revision: '1',
+        selector: 'host.name="sim-host-0"',
+        enabled: 'true',
+        body: 'a: 1\nb: 3\n',
+      });
+      expect(text(check.body)).to.include('Revision 1 in force → this edit: +1 −1 lines');
+    });
+
+    it('saves an edit as current, and one as a draft', async () => {
+      const saved = await post('/configs/edge/edit', {
+        name: 'edge',
+        revision: '1',
+        selector: 'host.name="sim-host-0"',
+        enabled: 'true',
+        body: 'a: 2\n',
+      });
+      expect(saved.status, saved.body).to.equal(200);
+      expect(await config('edge')).to.include({ current_revision: 2, draft_revision: null });
+      const draft = await post('/configs/edge/edit', {
+        revision: '2',
+        selector: 'host.name="sim-host-0"',
+        enabled: 'true',
+        body: 'a: 3\n',
+        draft: 'true',
+      });
+      expect(draft.status, draft.body).to.equal(200);
+      expect(await config('edge')).to.include({ current_revision: 2, draft_revision: 3 });
+    });
+
+    it('answers a lost race with what changed, and moves the base to the newest revision', async () => {
+      const answer = await post('/configs/edge/edit', {
+        revision: '2',
+        selector: 'host.name="sim-host-0"',
+        enabled: 'true',
+        body: 'mine: 1\n',
+      });
+      expect(answer.status).to.equal(409);
+      expect(text(answer.body)).to.include('Revision #3 (a draft) was saved by operator');
+      expect(text(answer.body)).to.include("Revision 2 (your edit's base) → revision 3");
+      expect(answer.body).to.include(
+        '<input id="edit-base" type="hidden" name="revision" value="3" hx-swap-oob="true">',
+      );
+      expect(await config('edge')).to.include({ draft_revision: 3 });
+    });
+
+    it('refuses a body that does not parse, and writes nothing', async () => {
+      const answer = await post('/configs/edge/edit', { revision: '3', selector: 'a="b"', body: 'a: [\n' });
+      expect(answer.status).to.equal(400);
+      expect(text(answer.body)).to.include('body does not parse');
+      expect(await config('edge')).to.include({ draft_revision: 3 });
+    });
+
+    it('refuses writes not posted from this UI, and a viewer', async () => {
+      const fields = { name: 'evil', selector: 'service.version=~".+"', body: 'x: 1\n' };
+      const noHtmx = await post('/new-config', fields, adminToken, { 'HX-Request': '' });
+      expect([noHtmx.status, text(noHtmx.body)]).to.deep.equal([
+        403,
+        'Refused configs are edited from the config pages of this UI only; use the JSON API from elsewhere (HX-Request missing)',
+      ]);
+      const crossSite = await post('/new-config', fields, adminToken, { 'Sec-Fetch-Site': 'cross-site' });
+      expect(crossSite.status).to.equal(403);
+      expect((await post('/new-config', fields, viewerToken)).status).to.equal(403);
+      expect((await post('/new-config', fields, null)).status).to.equal(403);
+      expect((await service.api('GET', '/api/configs/evil')).status).to.equal(404);
+    });
+  });
+});
