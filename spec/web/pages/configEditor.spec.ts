@@ -199,4 +199,77 @@ describe('config editor (GET/POST /new-config, /configs/{name}/edit, /partials/c
       expect((await service.api('GET', '/api/configs/evil')).status).to.equal(404);
     });
   });
+
+  describe('the config page, Roll out… and Restore…', () => {
+    const links = (html: string) =>
+      [
+        ...html.matchAll(
+          /<a class="button[^"]*" href="([^"]+)">([^<]+)<\/a>|<a href="([^"]+)">(Restore…)<\/a>/g,
+        ),
+      ].map((m) => `${m[2] ?? m[4]} ${m[1] ?? m[3]}`);
+
+    it('offers an admin Edit, Roll out… for the draft and Restore… for older revisions; a viewer none', async () => {
+      expect(links((await page(service, '/configs/edge', adminToken)).body)).to.deep.equal([
+        'Roll out… /configs/edge/rollout',
+        'Edit /configs/edge/edit',
+        'Restore… /configs/edge/revisions/3/restore',
+        'Restore… /configs/edge/revisions/1/restore',
+      ]);
+      expect(links((await page(service, '/configs/edge', viewerToken)).body)).to.deep.equal([]);
+      expect((await page(service, '/configs', adminToken)).body).to.include('href="/new-config">New config<');
+      expect((await page(service, '/configs', viewerToken)).body).not.to.include('/new-config');
+    });
+
+    it('shows the draft against the revision in force beside the rollout form', async () => {
+      const answer = await page(service, '/configs/edge/rollout', adminToken);
+      expect(answer.status).to.equal(200);
+      expect(text(answer.body)).to.include('Revision 2 in force → draft 3: +1 −1 lines');
+      expect(answer.body).to.include('name="stages" value="1, 50%, 100%"');
+      const viewer = await page(service, '/configs/edge/rollout', viewerToken);
+      expect([viewer.status, viewer.body.includes('<form')]).to.deep.equal([403, false]);
+    });
+
+    it('refuses settings arming would refuse, and records no job', async () => {
+      const before = (await service.api('GET', '/api/jobs')).json.jobs as unknown[];
+      const answer = await post('/configs/edge/rollout', {
+        revision: '3',
+        filter: 'connected=true',
+        stages: '1, 50%',
+      });
+      expect(answer.status).to.equal(400);
+      expect(text(answer.body)).to.include('the last of action_config.stages must be "100%"');
+      expect((await service.api('GET', '/api/jobs')).json.jobs).to.have.length(before.length);
+    });
+
+    it('records and arms the rollout, and sends the browser to the job', async () => {
+      const answer = await post('/configs/edge/rollout', {
+        revision: '3',
+        filter: 'connected=true',
+        stages: '1, 100%',
+        wait: '0s',
+        max_failed: '1',
+      });
+      expect(answer.status, answer.body).to.equal(201);
+      const id = /^\/jobs\/(.+)$/.exec(answer.headers.get('HX-Redirect') ?? '')?.[1] ?? '';
+      const job = await service.until(id, 'succeeded');
+      expect(job).to.include({ action: 'config_rollout', submitted_by: 'operator' });
+      expect(await config('edge')).to.include({ current_revision: 3 });
+    });
+
+    it('shows what a restore changes first, and restores with the newest revision as its base', async () => {
+      const shown = await page(service, '/configs/edge/revisions/1/restore', adminToken);
+      expect(text(shown.body)).to.include('Revision 3 in force → revision 1');
+      expect(shown.body).to.include('<input id="edit-base" type="hidden" name="revision" value="3">');
+      const stale = await post('/configs/edge/revisions/1/restore', { revision: '2' });
+      expect(stale.status).to.equal(409);
+      expect(text(stale.body)).to.include("Revision 2 (your edit's base) → revision 3");
+      const restored = await post('/configs/edge/revisions/1/restore', { revision: '3' });
+      expect([restored.status, restored.headers.get('HX-Redirect')]).to.deep.equal([200, '/configs/edge']);
+      const json = await config('edge');
+      expect(json).to.include({ current_revision: 4 });
+      expect((await service.api('GET', '/api/configs/edge/revisions/4')).json).to.include({
+        restored_from: 1,
+      });
+    });
+  });
 });
