@@ -86,7 +86,10 @@ export function mountConfigEditor(router: Router, deps: PagesDeps): void {
       if (outcome.status !== 409 || outcome.latestRevision === undefined || edit.base === undefined)
         return refuse(ctx, outcome.status, { title: 'Not saved', text: outcome.error });
       const conflict = await conflictLocals(deps, name, edit.base, outcome.latestRevision);
-      return refuse(ctx, 409, { title: 'Not saved: changed meanwhile', text: outcome.error }, conflict);
+      const text = `${name} is at revision ${outcome.latestRevision}, not ${edit.base}`;
+      // The live check compares with the revision in force; it may have moved too.
+      ctx.set('HX-Trigger', 'config-changed');
+      return refuse(ctx, 409, { title: 'Not saved: changed meanwhile', text }, conflict);
     }
     const { latest } = outcome.config;
     deps.logger.info(
