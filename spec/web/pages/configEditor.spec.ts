@@ -5,6 +5,7 @@
 // come from this UI.
 
 import { expect } from 'chai';
+import { scrape } from '../../telemetry/scrape.ts';
 import {
   adminToken,
   page,
@@ -197,6 +198,29 @@ describe('config editor (GET/POST /new-config, /configs/{name}/edit, /partials/c
       expect((await post('/new-config', fields, viewerToken)).status).to.equal(403);
       expect((await post('/new-config', fields, null)).status).to.equal(403);
       expect((await service.api('GET', '/api/configs/evil')).status).to.equal(404);
+    });
+  });
+
+  describe('form bodies', () => {
+    it('refuses a form over the cap (413, counted) and one that is not a form, writing nothing', async () => {
+      const refused = async () =>
+        (await scrape(`${service.app.urls.telemetry}/metrics`)).value('svc_ui_requests_refused_total', {
+          reason: 'body_too_large',
+        }) ?? 0;
+      const before = await refused();
+      const big = await post('/new-config', {
+        name: 'big',
+        selector: 'a="b"',
+        body: 'x'.repeat(9 * 1024 * 1024),
+      });
+      expect([big.status, text(big.body)]).to.deep.equal([
+        413,
+        'Refused the form is larger than 8388608 bytes',
+      ]);
+      expect(await refused()).to.equal(before + 1);
+      const typed = await post('/new-config', { name: 'big' }, adminToken, { 'Content-Type': 'text/plain' });
+      expect(typed.status).to.equal(400);
+      expect((await service.api('GET', '/api/configs/big')).status).to.equal(404);
     });
   });
 

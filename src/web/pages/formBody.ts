@@ -14,7 +14,7 @@ const formType = 'application/x-www-form-urlencoded';
 
 export async function readForm(ctx: Context, limit: number): Promise<FormResult> {
   const media = (ctx.get('Content-Type').split(';', 1)[0] ?? '').trim().toLowerCase();
-  if (media !== formType && ctx.get('Content-Length') !== '0' && media !== '')
+  if (media !== '' && media !== formType)
     return { ok: false, status: 400, error: `this form is posted as ${formType}, got ${media}` };
   const bytes = await readCappedBody(ctx.req, limit);
   if (bytes === undefined) {
