@@ -6,6 +6,7 @@
 
 import { expect } from 'chai';
 import { scrape } from '../../telemetry/scrape.ts';
+import { isExternal, referencedUrls } from './pagesHarness.ts';
 import {
   adminToken,
   page,
@@ -251,6 +252,21 @@ describe('config editor (GET/POST /new-config, /configs/{name}/edit, /partials/c
       expect(answer.body).to.include('name="stages" value="1, 50%, 100%"');
       const viewer = await page(service, '/configs/edge/rollout', viewerToken);
       expect([viewer.status, viewer.body.includes('<form')]).to.deep.equal([403, false]);
+    });
+
+    it("puts no inline script, style or handler and no external URL in an admin's editor pages", async () => {
+      for (const path of [
+        '/new-config',
+        '/configs/edge/edit',
+        '/configs/edge/rollout',
+        '/configs/edge/revisions/1/restore',
+      ]) {
+        const { body, headers } = await page(service, path, adminToken);
+        expect(body, path).to.include('<form');
+        expect(headers.get('content-security-policy'), path).to.include("script-src 'self'");
+        expect(referencedUrls(body).filter(isExternal), path).to.deep.equal([]);
+        expect(body, path).not.to.match(/<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle="|\son[a-z]+="/);
+      }
     });
 
     it('refuses settings arming would refuse, and records no job', async () => {
