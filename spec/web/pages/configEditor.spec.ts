@@ -143,6 +143,13 @@ describe('config editor (GET/POST /new-config, /configs/{name}/edit, /partials/c
       expect(text(check.body)).to.include('Revision 1 in force → this edit: +1 −1 lines');
     });
 
+    it('shows a viewer neither the form nor the body on an edit page', async () => {
+      const answer = await page(service, '/configs/edge/edit', viewerToken);
+      expect(answer.status).to.equal(403);
+      expect(answer.body).not.to.include('<form');
+      expect(answer.body).not.to.include('b: 2');
+    });
+
     it('saves an edit as current, and one as a draft', async () => {
       const saved = await post('/configs/edge/edit', {
         name: 'edge',
