@@ -64,6 +64,15 @@ export function mountConfigEditor(router: Router, deps: PagesDeps): void {
     sendHtml(ctx, status, deps.render('partials/editorNotice', { now: deps.now(), notice, ...extra }));
   }
 
+  /** Someone saved since the edit began: say what, keep the edit, move its base (configConflict.ts). */
+  async function lostRace(ctx: Context, name: string, base: number, latest: number) {
+    const conflict = await conflictLocals(deps, name, base, latest);
+    const text = `${name} is at revision ${latest}, not ${base}`;
+    // The live check compares with the revision in force; it may have moved too.
+    ctx.set('HX-Trigger', 'config-changed');
+    refuse(ctx, 409, { title: 'Not saved: changed meanwhile', text }, conflict);
+  }
+
   async function save(ctx: Context, isNew: boolean, name: string) {
     const writer = pageWriter(ctx, deps.allowUnauthenticatedWrites);
     if (!writer.ok) return refuse(ctx, writer.status, { title: 'Refused', text: writer.error });
@@ -77,19 +86,17 @@ export function mountConfigEditor(router: Router, deps: PagesDeps): void {
     const document = documentOf(edit, isNew);
     if (!document.ok) return refuse(ctx, 400, { title: 'Not saved', text: document.error });
     const write = { document: document.value, draft, author: writer.author };
-    if (!isNew && edit.base === undefined)
+    const base = isNew ? undefined : edit.base;
+    if (!isNew && base === undefined)
       return refuse(ctx, 400, { title: 'Not saved', text: 'the revision this edit is based on is missing' });
-    const outcome = isNew
-      ? await deps.configs.create(edit.name, write)
-      : await deps.configs.update(name, write, edit.base!);
+    const outcome =
+      base === undefined
+        ? await deps.configs.create(edit.name, write)
+        : await deps.configs.update(name, write, base);
     if (!outcome.ok) {
-      if (outcome.status !== 409 || outcome.latestRevision === undefined || edit.base === undefined)
-        return refuse(ctx, outcome.status, { title: 'Not saved', text: outcome.error });
-      const conflict = await conflictLocals(deps, name, edit.base, outcome.latestRevision);
-      const text = `${name} is at revision ${outcome.latestRevision}, not ${edit.base}`;
-      // The live check compares with the revision in force; it may have moved too.
-      ctx.set('HX-Trigger', 'config-changed');
-      return refuse(ctx, 409, { title: 'Not saved: changed meanwhile', text }, conflict);
+      if (outcome.status === 409 && outcome.latestRevision !== undefined && base !== undefined)
+        return lostRace(ctx, name, base, outcome.latestRevision);
+      return refuse(ctx, outcome.status, { title: 'Not saved', text: outcome.error });
     }
     const { latest } = outcome.config;
     deps.logger.info(
