@@ -1,9 +1,9 @@
 // Cross-site writes in a real Chromium. A page on a second origin (another port and host name of
 // this machine) auto-submits the forms an attacker would: a text/plain form whose body is JSON to
-// POST /api/configs, a form to a job page's button, a form to the job-queue UI. The browser holds
-// an admin credential it sends on every request to the service (as a client certificate would:
-// here an Authorization header on every request of the browser context) and the service also lets
-// anonymous callers write. Every form is refused and nothing is written. A name rebound to this
+// POST /api/configs, a form to a job page's button, a form to the config editor, a form to the
+// job-queue UI. The browser holds an admin credential it sends on every request to the service (as
+// a client certificate would: here an Authorization header on every request of the browser context)
+// and the service also lets anonymous callers write. Every form is refused and nothing is written. A name rebound to this
 // address (DNS rebinding, by Chromium's host resolver rules) is not answered at all.
 
 import { expect } from 'chai';
@@ -122,6 +122,17 @@ describe('cross-site writes in a real browser', function () {
       headers: { Authorization: `Bearer ${admin}` },
     });
     expect((JSON.parse(status.text) as { status: string }).status).to.equal('planned');
+  });
+
+  it('refuses a form to the config editor from another site', async () => {
+    const before = await refused('cross_site');
+    const text = await attack(
+      'editor',
+      attackPage(`${app.urls.ui}/new-config`, 'application/x-www-form-urlencoded', 'name', 'everyone'),
+    );
+    expect(text).to.include('cross-site write refused (Sec-Fetch-Site: cross-site)');
+    expect(await refused('cross_site')).to.equal(before + 1);
+    expect(await configNames()).to.deep.equal([]);
   });
 
   it('takes the same write from a page of the service itself', async () => {

@@ -63,6 +63,7 @@ export function createUiApp(deps: UiDeps): Koa {
     configs: deps.api.configs,
     desired: deps.api.desired,
     jobs: deps.api.jobs,
+    jobStore: deps.api.jobStore,
     resolveTargets: deps.api.resolveTargets,
     allowUnauthenticatedWrites: deps.api.allowUnauthenticatedWrites,
     jobsUi: deps.jobsUi !== undefined,

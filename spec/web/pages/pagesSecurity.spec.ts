@@ -40,6 +40,10 @@ describe('web UI security and self-containment', () => {
       '/jobs',
       '/partials/jobs',
       '/jobs/00000000-0000-4000-8000-000000000000',
+      '/new-config',
+      '/configs/unknown/edit',
+      '/configs/unknown/rollout',
+      '/configs/unknown/revisions/1/restore',
     ];
   });
 
@@ -88,6 +92,7 @@ describe('web UI security and self-containment', () => {
       ['/static/css/app.css', 'text/css'],
       ['/static/js/app.js', 'text/javascript'],
       ['/static/js/theme.js', 'text/javascript'],
+      ['/static/js/editor.js', 'text/javascript'],
       ['/static/img/logo.svg', 'image/svg+xml'],
       ['/static/favicon.svg', 'image/svg+xml'],
     ] as const) {

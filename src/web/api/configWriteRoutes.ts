@@ -6,13 +6,8 @@
 // authorization (403), the body (413, 400), the catalog (404, 409).
 
 import type { Context } from 'koa';
-import type { ConfigRevisionData } from '../../events/configData.ts';
-import { matchAll } from '../../projections/filter/fleetFilter.ts';
 import type { WriteOutcome } from '../../projections/remoteConfig/configCatalog.ts';
 import { configStateOf } from '../../projections/remoteConfig/configState.ts';
-import { bodyHashOf } from '../../projections/remoteConfig/desiredConfig.ts';
-import { previewConfig } from '../../projections/remoteConfig/previewConfig.ts';
-import { defaultContentType } from '../../projections/remoteConfig/validateConfig.ts';
 import { authorizeWrite, bodyShownTo } from '../auth.ts';
 import { configView } from '../views/configView.ts';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
@@ -20,6 +15,7 @@ import { revisionNumber } from './configRoutes.ts';
 import { parseBase, parseCreate, parsePreview, parseUpdate } from './configRequest.ts';
 import { sendJson } from './jsonResponse.ts';
 import { readJsonRequest } from './readJsonBody.ts';
+import { previewChange } from '../write/configPreview.ts';
 
 /** A config body is at most 1 MiB; JSON escaping can make its text several times larger. */
 export const maxConfigRequestBytes = 8 * 1024 * 1024;
@@ -99,32 +95,16 @@ export function configWriteRoutes(router: ApiRouter, deps: ApiDeps): void {
   router.post('/api/configs/preview', async (ctx) => {
     const request = parsePreview(await jsonBody(ctx));
     if (!request.ok) return ctx.throw(400, request.error);
-    const { name, selector, body, contentType, enabled } = request.value;
-    const existing = name === undefined ? undefined : await deps.configs.get(name);
-    const base = existing?.current ?? existing?.latest;
-    const text = body ?? base?.body ?? '';
-    const config: ConfigRevisionData = {
-      name: name ?? '(preview)',
-      revision: (existing?.latest.revision ?? 0) + 1,
-      selector,
-      body: text,
-      contentType: contentType ?? base?.contentType ?? defaultContentType,
-      enabled,
-      bodyHash: bodyHashOf(text),
-    };
-    const fleet = await deps.reader.listAll(matchAll, 'api');
-    const desiredFor = (agent: Parameters<typeof deps.desired.desiredFor>[0]) =>
-      deps.desired.desiredFor(agent);
-    const rows = previewConfig(deps.desired.current(), config, fleet.agents, desiredFor);
+    const preview = await previewChange(deps, request.value);
     sendJson(ctx, 200, {
-      name: config.name,
-      selector,
-      targeted: rows.filter((r) => r.targeted).length,
-      changed: rows.filter((r) => r.now?.hash !== r.after?.hash).length,
+      name: preview.config.name,
+      selector: request.value.selector,
+      targeted: preview.targeted,
+      changed: preview.changed,
       // Without a body (a selector alone) the hashes show the config's current body, or an empty one.
-      body_known: body !== undefined || base !== undefined,
-      partial: fleet.partial,
-      agents: rows.slice(0, previewLimit).map((r) => ({
+      body_known: preview.bodyKnown,
+      partial: preview.partial,
+      agents: preview.rows.slice(0, previewLimit).map((r) => ({
         instance_uid: r.agent.uid,
         targeted: r.targeted,
         config_state: configStateOf(r.agent, r.now),

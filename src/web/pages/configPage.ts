@@ -12,7 +12,7 @@ import { configStates, type ConfigState } from '../../projections/remoteConfig/c
 import { configNameProblem } from '../../projections/remoteConfig/validateConfig.ts';
 import { configView, countConfigAgents, revisionView } from '../views/configView.ts';
 import { configAgentRows } from './configAgents.ts';
-import { configBadge, configHref, configStateLabels } from './configStateLabels.ts';
+import { configBadge, configHref, configStateLabels, restoreUrl } from './configStateLabels.ts';
 import { countColumns, sourceLocals } from './configsModel.ts';
 import { queryString } from './fleetRequest.ts';
 import { seesSecrets } from '../auth.ts';
@@ -21,6 +21,7 @@ import { codeView } from './codeView.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { chooseRevisions } from './revisionChoice.ts';
 import { revisionDiff } from './revisionDiff.ts';
+import { mayEdit } from './pageWriter.ts';
 
 /** The agents table shows at most this many; GET /api/configs/{name}/agents pages through all. */
 export const maxAgentRows = 200;
@@ -81,17 +82,48 @@ async function agentsLocals(deps: PagesDeps, name: string, params: URLSearchPara
   };
 }
 
-function revisionRows(name: string, revisions: readonly ConfigRevisionRecord[], current: number | null) {
+function revisionRows(
+  name: string,
+  revisions: readonly ConfigRevisionRecord[],
+  current: number | null,
+  editing: boolean,
+) {
   return revisions.map((r, i) => {
     const older = revisions[i + 1];
     return {
       ...revisionView(r, current, false),
       diffHref: older === undefined ? '' : `${configHref(name)}?from=${older.revision}&to=${r.revision}#diff`,
+      restoreHref: editing && r.revision !== current ? restoreUrl(name, r.revision) : '',
     };
   });
 }
 
-async function configLocals(deps: PagesDeps, name: string, params: URLSearchParams, reveal: boolean) {
+/** The editor's links on a config's page, for an admin where the source takes writes (docs/ui.md). */
+function editLinks(
+  deps: PagesDeps,
+  name: string,
+  latest: ConfigRevisionRecord,
+  current: number | null,
+  editing: boolean,
+) {
+  const rollout =
+    editing &&
+    deps.jobStore !== undefined &&
+    deps.configs.source === 'database' &&
+    latest.revision > (current ?? 0);
+  return {
+    editHref: editing ? `${configHref(name)}/edit` : '',
+    rolloutHref: rollout ? `${configHref(name)}/rollout` : '',
+  };
+}
+
+async function configLocals(
+  deps: PagesDeps,
+  name: string,
+  params: URLSearchParams,
+  reveal: boolean,
+  editing: boolean,
+) {
   const [summary, revisions] = await Promise.all([deps.configs.get(name), deps.configs.revisions(name)]);
   if (summary === undefined || revisions === undefined || revisions.length === 0) return undefined;
   const current = summary.current?.revision ?? null;
@@ -115,7 +147,8 @@ async function configLocals(deps: PagesDeps, name: string, params: URLSearchPara
       current: summary.current !== null,
       ...codeView(name, shown.contentType, shown.body, reveal),
     },
-    revisions: revisionRows(name, revisions, current),
+    revisions: revisionRows(name, revisions, current, editing),
+    ...editLinks(deps, name, summary.latest, current, editing),
     choices: revisions.map((r) => ({
       value: r.revision,
       label: `#${r.revision}${r.revision === current ? ' (current)' : r.draft ? ' (draft)' : ''}`,
@@ -145,7 +178,9 @@ export function mountConfigPage(router: Router, deps: PagesDeps): void {
   router.get('/configs/:name', async (ctx) => {
     const name = ctx.params.name ?? '';
     if (configNameProblem(name) !== undefined) return sendConfigNotFound(ctx, deps, false);
-    const locals = await configLocals(deps, name, new URLSearchParams(ctx.querystring), seesSecrets(ctx));
+    const editing = mayEdit(ctx) && deps.configs.readOnly === undefined;
+    const params = new URLSearchParams(ctx.querystring);
+    const locals = await configLocals(deps, name, params, seesSecrets(ctx), editing);
     if (locals === undefined) return sendConfigNotFound(ctx, deps, false);
     sendHtml(ctx, locals.status, deps.render('config', { title: name, nav: 'configs', ...locals }));
   });

@@ -30,3 +30,7 @@ export const configBadge = (state: ConfigState) => ({
 });
 
 export const configHref = (name: string): string => `/configs/${encodeURIComponent(name)}`;
+
+/** The page that shows what restoring a revision changes, then restores it (configRestore.ts). */
+export const restoreUrl = (name: string, revision: number): string =>
+  `${configHref(name)}/revisions/${revision}/restore`;

@@ -11,7 +11,9 @@ import type { ConfigSummary } from '../../projections/remoteConfig/configCatalog
 import { countConfigAgents, problemView } from '../views/configView.ts';
 import { configRow, countColumns, sourceLocals } from './configsModel.ts';
 import { configStateLabels } from './configStateLabels.ts';
+import { newConfigUrl } from './configEditor.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
+import { mayEdit } from './pageWriter.ts';
 
 async function listLocals(deps: PagesDeps) {
   let summaries: ConfigSummary[] = [];
@@ -39,7 +41,9 @@ async function listLocals(deps: PagesDeps) {
 export function mountConfigsPage(router: Router, deps: PagesDeps): void {
   router.get('/configs', async (ctx) => {
     const locals = await listLocals(deps);
-    sendHtml(ctx, 200, deps.render('configs', { title: 'Configs', nav: 'configs', ...locals }));
+    // The editor's entry, for those who may use it where the source takes writes.
+    const newHref = mayEdit(ctx) && locals.source.writable ? newConfigUrl : undefined;
+    sendHtml(ctx, 200, deps.render('configs', { title: 'Configs', nav: 'configs', newHref, ...locals }));
   });
   router.get('/partials/configs', async (ctx) => {
     sendHtml(ctx, 200, deps.render('partials/configs', await listLocals(deps)));

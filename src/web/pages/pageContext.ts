@@ -3,7 +3,7 @@
 import type { Context } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { JobControl } from '../../projections/jobs/jobStore.ts';
+import type { JobControl, JobStore } from '../../projections/jobs/jobStore.ts';
 import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
@@ -28,10 +28,12 @@ export interface PagesDeps {
   readonly now: () => number;
   /** Where remote configs live (configs pages). */
   readonly configs: ConfigCatalog;
-  /** Each agent's desired remote config (config states on every page). */
-  readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
+  /** Each agent's desired remote config (config states on every page, the editor's preview). */
+  readonly desired: Pick<DesiredConfigs, 'desiredFor' | 'current'>;
   /** Jobs (jobs pages, the agent's Jobs section); absent when persistence is off. */
   readonly jobs?: JobControl | undefined;
+  /** Records jobs (the config page's Roll out…); absent when persistence is off. */
+  readonly jobStore?: Pick<JobStore, 'create'> | undefined;
   /** The job page's buttons; absent when persistence is off. */
   readonly jobCommands?: JobCommands | undefined;
   /** auth.allow_unauthenticated_writes: whether an anonymous caller is offered the buttons. */

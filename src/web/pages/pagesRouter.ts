@@ -8,7 +8,7 @@ import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { AgentAuthentication } from '../views/statusView.ts';
 import type { CredentialReader } from '../read/agentCredentialRead.ts';
 import type { Logger } from '../../io/logger.ts';
-import type { JobControl } from '../../projections/jobs/jobStore.ts';
+import type { JobControl, JobStore } from '../../projections/jobs/jobStore.ts';
 import type { FleetHistory } from '../../projections/history/fleetHistory.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
@@ -17,7 +17,10 @@ import type { FleetReader } from '../read/fleetReader.ts';
 import type { JobTargetResolver } from '../read/jobTargets.ts';
 import { createJobCommands } from '../write/jobCommands.ts';
 import { mountAgentPage } from './agentPage.ts';
+import { mountConfigEditor } from './configEditor.ts';
 import { mountConfigPage } from './configPage.ts';
+import { mountConfigRestore } from './configRestore.ts';
+import { mountConfigRollout } from './configRollout.ts';
 import { mountConfigsPage } from './configsPage.ts';
 import { mountFleetPage } from './fleetPage.ts';
 import { mountHistoryFragment } from './historyFragment.ts';
@@ -41,9 +44,11 @@ export interface PagesOptions {
   /** ui.poll_interval in milliseconds (SPEC UI rule 2). */
   readonly pollIntervalMs: number;
   readonly configs: ConfigCatalog;
-  readonly desired: Pick<DesiredConfigs, 'desiredFor'>;
+  readonly desired: Pick<DesiredConfigs, 'desiredFor' | 'current'>;
   /** Jobs and what arming needs; absent when persistence is off. */
   readonly jobs?: JobControl | undefined;
+  /** Records jobs (Roll out…); absent when persistence is off. */
+  readonly jobStore?: Pick<JobStore, 'create'> | undefined;
   readonly resolveTargets?: JobTargetResolver | undefined;
   readonly allowUnauthenticatedWrites: boolean;
   /** Whether pg-boss's dashboard is mounted at /jobs-ui (persistence on). */
@@ -78,6 +83,9 @@ export function createPagesRouter(options: PagesOptions): Router {
   mountFleetPage(router, deps);
   mountAgentPage(router, deps);
   mountConfigsPage(router, deps);
+  mountConfigEditor(router, deps);
+  mountConfigRollout(router, deps);
+  mountConfigRestore(router, deps);
   mountConfigPage(router, deps);
   mountJobsPage(router, deps);
   mountJobPage(router, deps);
