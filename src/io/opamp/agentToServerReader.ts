@@ -159,6 +159,8 @@ function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
     remoteConfigStatus: undefined,
     disconnect: false,
     customMessage: undefined,
+    // connection_settings_request (field 11, rare: a CSR) is left to protobufjs (the default below).
+    certificateRequest: undefined,
   };
   while (r.pos < r.end) {
     const tag = r.uint32();
