@@ -13,6 +13,7 @@ import { agentMessage, description, newUid, WsAgent, type ServerToAgent } from '
 import { apiToken } from '../../support/apiTokens.ts';
 import { opampRefusals } from '../../support/opampRefusals.ts';
 import { startApp } from '../../support/startApp.ts';
+import { VirtualClock } from '../../support/virtualTime.ts';
 import { httpsRequest } from '../tls/httpsClient.ts';
 import { opensslCsr, tamper, type TestCsr } from '../tls/testCsr.ts';
 import { createPki, type Issued, type TestPki } from '../tls/testPki.ts';
@@ -220,6 +221,44 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
     const { counted, error } = await refusedOn(await openWs(mine, {}), 'csr_other_agent', ask);
     expect(counted).to.equal(1);
     expect(error?.errorMessage).to.match(/names another agent/);
+  });
+
+  describe('renewal, in virtual time', () => {
+    const hour = 3_600_000;
+    let clock: VirtualClock;
+    let timed: App;
+    before(async () => {
+      // The service's clock starts 17 hours back, so the certificates it issues are valid for the real
+      // TLS handshake both before and after it moves on to the present.
+      clock = new VirtualClock(Date.now() - 17 * hour, { longTimers: true });
+      timed = await startApp({ config: config(true), deps: { scheduler: clock.scheduler } });
+    });
+    after(() => timed?.stop());
+
+    it('signs a new certificate for an agent presenting its own past two thirds of its validity', async () => {
+      const uid = newUid();
+      const ask = csrMessage(uid, csr.csrPem);
+      const enrolling = await WsAgent.open(timed.urls.opamp, { ca: tlsCa, headers: bearer });
+      await enrolling.send(ask);
+      const first = offerOf(await enrolling.next())!;
+      await enrolling.close();
+      const firstCert = new X509Certificate(Buffer.from(first.opamp.certificate.cert));
+
+      clock.advance(17 * hour); // 17 of 24 hours: past two thirds
+      const mine = { cert: firstCert.toString(), key: csr.keyPem };
+      const renewing = await WsAgent.open(timed.urls.opamp, { ca: tlsCa, ...mine });
+      await renewing.send(ask);
+      const second = offerOf(await renewing.next())!;
+      await renewing.close();
+      const secondCert = new X509Certificate(Buffer.from(second.opamp.certificate.cert));
+      expect(secondCert.serialNumber).to.not.equal(firstCert.serialNumber);
+      expect(Date.parse(secondCert.validTo) - Date.parse(firstCert.validTo)).to.be.closeTo(17 * hour, 1_000);
+      const recorded = await timed.credentials.certificates(uid as InstanceUid);
+      expect(recorded.map((c) => c.issuedBy)).to.deep.equal([
+        `agent_certificate:spiffe://example.org/agent/${uid} serial ${firstCert.serialNumber.toLowerCase()}`,
+        'token:fleet-a',
+      ]);
+    });
   });
 
   describe('without enrollment tokens (agents unauthenticated)', () => {
