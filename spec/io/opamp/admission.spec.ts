@@ -46,6 +46,16 @@ async function listen(admit: () => Promise<AdmissionResult>): Promise<Listener> 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, refused, core, server };
 }
 
+/** Status and `header` of a refused WebSocket upgrade and of a refused plain-HTTP request. */
+async function refusedBoth(l: Listener, header: string): Promise<unknown[][]> {
+  const upgrade = await refusedUpgrade(l.url);
+  const post = await postHttp(l.url, agentMessage(newUid()));
+  return [
+    [upgrade.status, upgrade.headers[header]],
+    [post.status, post.headers.get(header)],
+  ];
+}
+
 const stop = (l: Listener) => {
   l.server.closeAllConnections();
   l.server.close();
@@ -55,10 +65,10 @@ describe('OpAMP admission that asks the credential store', () => {
   it('refuses a revoked credential with 401 and WWW-Authenticate: Bearer, on both transports, counted', async () => {
     const l = await listen(() => Promise.resolve({ ok: false, reason: 'revoked' }));
     try {
-      const upgrade = await refusedUpgrade(l.url);
-      expect([upgrade.status, upgrade.headers['www-authenticate']]).to.deep.equal([401, 'Bearer']);
-      const post = await postHttp(l.url, agentMessage(newUid()));
-      expect([post.status, post.headers.get('www-authenticate')]).to.deep.equal([401, 'Bearer']);
+      expect(await refusedBoth(l, 'www-authenticate')).to.deep.equal([
+        [401, 'Bearer'],
+        [401, 'Bearer'],
+      ]);
       expect(l.refused).to.deep.equal(['revoked', 'revoked']);
       expect(l.core.registry.size).to.equal(0);
     } finally {
@@ -69,10 +79,10 @@ describe('OpAMP admission that asks the credential store', () => {
   it('answers 503 with Retry-After when the store cannot say, never admitting', async () => {
     const l = await listen(() => Promise.reject(new Error('database down')));
     try {
-      const upgrade = await refusedUpgrade(l.url);
-      expect([upgrade.status, upgrade.headers['retry-after']]).to.deep.equal([503, '30']);
-      const post = await postHttp(l.url, agentMessage(newUid()));
-      expect([post.status, post.headers.get('retry-after')]).to.deep.equal([503, '30']);
+      expect(await refusedBoth(l, 'retry-after')).to.deep.equal([
+        [503, '30'],
+        [503, '30'],
+      ]);
       expect(l.refused).to.deep.equal(['store_unavailable', 'store_unavailable']);
     } finally {
       stop(l);
