@@ -5,12 +5,18 @@
 // unauthenticated CSR is a ServerErrorResponse BadRequest, counted, with nothing of its message folded.
 
 import { expect } from 'chai';
-import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { App } from '../../../src/app.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import { decodeServerToAgent } from '../../../src/io/opamp/codec.ts';
-import { agentMessage, description, newUid, WsAgent, type ServerToAgent } from '../../support/agentClient.ts';
-import { apiToken } from '../../support/apiTokens.ts';
+import {
+  agentMessage,
+  description,
+  newUid,
+  refusedUpgrade,
+  WsAgent,
+  type ServerToAgent,
+} from '../../support/agentClient.ts';
 import { opampRefusals } from '../../support/opampRefusals.ts';
 import { startApp } from '../../support/startApp.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
@@ -18,28 +24,16 @@ import { httpsRequest } from '../tls/httpsClient.ts';
 import { opensslCsr, tamper, type TestCsr } from '../tls/testCsr.ts';
 import { createPki, type Issued, type TestPki } from '../tls/testPki.ts';
 import { request } from '../../web/api/apiClient.ts';
-
-const token = 'enroll-csr-51c0';
-const adminToken = 'admin-csr-token';
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const bearer = { Authorization: `Bearer ${token}` };
-
-/** An AgentToServer that reports a description and asks for a certificate. */
-const csrMessage = (uid: string, csr: string | Uint8Array) =>
-  agentMessage(uid, {
-    agentDescription: description({ 'service.name': 'csr-agent' }),
-    connectionSettingsRequest: { opamp: { certificateRequest: { csr: Buffer.from(csr) } } },
-  });
-
-interface Offer {
-  readonly hash: Uint8Array;
-  readonly opamp: {
-    readonly destinationEndpoint: string;
-    readonly heartbeatIntervalSeconds: string;
-    readonly certificate: { readonly cert: Uint8Array; readonly caCert: Uint8Array };
-  };
-}
-const offerOf = (m: ServerToAgent) => m.connectionSettings as Offer | undefined;
+import {
+  adminToken,
+  askCertificate,
+  bearer,
+  certificateConfig,
+  csrMessage,
+  offerOf,
+  sha256,
+  type Offer,
+} from './certificateFlow.ts';
 
 describe('certificates issued over OpAMP (agents.ca)', function () {
   this.timeout(20_000);
@@ -49,22 +43,7 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
   let tlsCa: string;
   let csr: TestCsr;
 
-  const config = (tokens: boolean) => {
-    const server = serverPki.server();
-    return {
-      opamp_tls: { cert_file: server.certFile, key_file: server.keyFile },
-      auth: { api_tokens: [apiToken('ops', adminToken, 'admin')] },
-      agents: {
-        tokens: tokens ? [{ name: 'fleet-a', sha256: sha256(token) }] : [],
-        ca: {
-          cert_file: agentPki.ca.certFile,
-          key_file: agentPki.ca.keyFile,
-          trust_domain: 'example.org',
-          validity: '24h',
-        },
-      },
-    };
-  };
+  const config = (tokens: boolean) => certificateConfig(serverPki, agentPki, { tokens });
 
   before(async () => {
     serverPki = createPki('Server CA');
@@ -114,8 +93,7 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
   /** Asks over WebSocket: the reply to the message, then the offer that follows it. */
   async function issueOverWs(uid: string): Promise<{ reply: ServerToAgent; offer: Offer; ws: WsAgent }> {
     const ws = await openWs();
-    const reply = await ws.send(csrMessage(uid, csr.csrPem));
-    const offer = offerOf(await ws.next());
+    const { reply, offer } = await askCertificate(ws, uid, csr.csrPem);
     expect(offer, 'an offer follows the reply').to.not.equal(undefined);
     return { reply, offer: offer!, ws };
   }
@@ -184,11 +162,8 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
 
     expect(
       await refusedBy('revoked', async () => {
-        let status = 0;
-        await openWs(mine, bearer).catch((error: Error) => {
-          status = Number(/(\d{3})/.exec(error.message)?.[1]);
-        });
-        expect(status, 'upgrade refused').to.equal(401);
+        const upgrade = await refusedUpgrade(app.urls.opamp, bearer, { ca: tlsCa, ...mine });
+        expect(upgrade.status, 'upgrade refused, the token notwithstanding').to.equal(401);
         expect((await postHttps(agentMessage(uid), mine, {})).status).to.equal(401);
       }),
     ).to.equal(2);
