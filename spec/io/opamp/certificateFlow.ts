@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { agentMessage, description, type ServerToAgent, type WsAgent } from '../../support/agentClient.ts';
 import { apiToken } from '../../support/apiTokens.ts';
 import type { TestPki } from '../tls/testPki.ts';
+import { request } from '../../web/api/apiClient.ts';
 
 export const enrollToken = 'enroll-csr-51c0';
 export const adminToken = 'admin-csr-token';
@@ -57,4 +58,17 @@ export const offerOf = (m: ServerToAgent) => m.connectionSettings as Offer | und
 export async function askCertificate(ws: WsAgent, uid: string, csrPem: string) {
   const reply = await ws.send(csrMessage(uid, csrPem));
   return { reply, offer: offerOf(await ws.next()) };
+}
+
+/**
+ * Revokes `uid` through `ui` (a replica's UI URL) as an admin, once `ws` (holding the agent, on any
+ * replica) is watched: the revoke route's status and the close code `ws` then gets.
+ */
+export async function revokeWhileConnected(ui: string, uid: string, ws: WsAgent) {
+  const closed = new Promise<number>((resolve) => ws.socket.once('close', resolve));
+  const revoked = await request(`${ui}/api/agents/${uid}/revoke`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${adminToken}` },
+  });
+  return { status: revoked.status, closeCode: await closed };
 }

@@ -23,14 +23,13 @@ import { VirtualClock } from '../../support/virtualTime.ts';
 import { httpsRequest } from '../tls/httpsClient.ts';
 import { opensslCsr, tamper, type TestCsr } from '../tls/testCsr.ts';
 import { createPki, type Issued, type TestPki } from '../tls/testPki.ts';
-import { request } from '../../web/api/apiClient.ts';
 import {
-  adminToken,
   askCertificate,
   bearer,
   certificateConfig,
   csrMessage,
   offerOf,
+  revokeWhileConnected,
   sha256,
   type Offer,
 } from './certificateFlow.ts';
@@ -152,13 +151,10 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
     await ws.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'csr-agent' }) }));
     expect(app.registry.get(uid as InstanceUid)?.session.tlsSubject).to.equal(`CN=${uid}`);
 
-    const closed = new Promise<number>((resolve) => ws.socket.once('close', resolve));
-    const revoked = await request(`${app.urls.ui}/api/agents/${uid}/revoke`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${adminToken}` },
+    expect(await revokeWhileConnected(app.urls.ui, uid, ws), 'the live connection closed').to.deep.equal({
+      status: 200,
+      closeCode: 1008,
     });
-    expect(revoked.status).to.equal(200);
-    expect(await closed, 'the live connection is closed').to.equal(1008);
 
     expect(
       await refusedBy('revoked', async () => {

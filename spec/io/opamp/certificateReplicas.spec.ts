@@ -9,10 +9,9 @@ import { agentMessage, newUid, refusedUpgrade, WsAgent } from '../../support/age
 import { opampRefusals } from '../../support/opampRefusals.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
-import { request } from '../../web/api/apiClient.ts';
 import { opensslCsr } from '../tls/testCsr.ts';
 import { createPki, type TestPki } from '../tls/testPki.ts';
-import { adminToken, askCertificate, bearer, certificateConfig } from './certificateFlow.ts';
+import { askCertificate, bearer, certificateConfig, revokeWhileConnected } from './certificateFlow.ts';
 
 describe('agent certificates across two replicas (PostgreSQL)', function () {
   this.timeout(60_000);
@@ -55,14 +54,9 @@ describe('agent certificates across two replicas (PostgreSQL)', function () {
     const onB = await WsAgent.open(b.urls.opamp, mine);
     await onB.send(agentMessage(uid));
     expect(b.registry.get(uid as InstanceUid)?.session.tlsSubject).to.equal(`CN=${uid}`);
-    const closed = new Promise<number>((resolve) => onB.socket.once('close', resolve));
 
-    const revoked = await request(`${a.urls.ui}/api/agents/${uid}/revoke`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${adminToken}` },
-    });
-    expect(revoked.status).to.equal(200);
-    expect(await closed, 'replica B closes the live connection').to.equal(1008);
+    const revoked = await revokeWhileConnected(a.urls.ui, uid, onB);
+    expect(revoked, 'revoked on A, closed by B').to.deep.equal({ status: 200, closeCode: 1008 });
 
     const before = (await opampRefusals(b)).revoked ?? 0;
     const again = await refusedUpgrade(b.urls.opamp, {}, mine);
