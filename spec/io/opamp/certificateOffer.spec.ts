@@ -184,6 +184,17 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
     expect(await app.credentials.certificates(uid as InstanceUid)).to.deep.equal([]);
   });
 
+  it('lets a connection whose CSR was refused ask again', async () => {
+    const uid = newUid();
+    const ws = await openWs();
+    await ws.send(csrMessage(uid, tamper(csr.csrPem)));
+    expect((await ws.next()).errorResponse?.type, 'the forged CSR refused').to.equal(1);
+    const { offer } = await askCertificate(ws, uid, csr.csrPem);
+    await ws.close();
+    expect(offer, 'then a good one signed').to.not.equal(undefined);
+    expect(await app.credentials.certificates(uid as InstanceUid)).to.have.length(1);
+  });
+
   it("refuses a CSR for another id from an agent certificate's connection", async () => {
     const { offer, ws: enrolled } = await issueOverWs(newUid());
     await enrolled.close();

@@ -91,10 +91,12 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
     uidBytes: Uint8Array,
     csr: Uint8Array,
     at: number,
+    notIssued: () => void,
   ): Promise<Uint8Array | undefined> {
     const credential = connection.admission?.credential;
     const signed = await ca.signAgentCsr({ csrPem: csr, instanceUid: uid, credential, now: at });
     if (!signed.ok) {
+      notIssued();
       deps.refused('csr_invalid');
       logger.warn({ uid, remoteAddr: connection.remoteAddr, reason: signed.reason }, 'CSR refused');
       // A plain-HTTP reply went with its message already folded: an error cannot join it.
@@ -136,9 +138,11 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
       return { after: Promise.resolve(undefined) };
     }
     issued.set(connection, onConnection.add(uid));
-    const after = issue(connection, uid, uidBytes, csr, at).catch((error: unknown) => {
+    // A CSR refused after all, or a certificate not issued, leaves the connection free to ask again.
+    const notIssued = () => void onConnection.delete(uid);
+    const after = issue(connection, uid, uidBytes, csr, at, notIssued).catch((error: unknown) => {
       // Signing or recording failed: nothing is offered (an unrecorded certificate could not be revoked).
-      onConnection.delete(uid);
+      notIssued();
       logger.error({ err: error, uid }, 'agent certificate could not be issued');
       return undefined;
     });
