@@ -41,7 +41,7 @@ describe('the AgentToServer decoder', () => {
     expect(two.configBodies.held()).to.equal('b: 2'.length);
   });
 
-  it("reads a certificate request's CSR (protobufjs) and nothing when the request holds none", () => {
+  it("reads a certificate request's CSR, and nothing when the request holds none", () => {
     const decoder = createDecoder();
     const ask = (opamp: object) =>
       decoder.decode(encodeAgentToServer({ instanceUid: uid, connectionSettingsRequest: { opamp } }));
