@@ -14,12 +14,20 @@ import type { Config } from './io/config/schema.ts';
 import { baseUrl, closeServer, createPlainServer, createTlsServer, listen } from './io/listen.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
+import { createAdmission } from './io/opamp/admission.ts';
+import type { CertificateOffers } from './io/opamp/certificateOffer.ts';
+import type * as CertificateOfferModule from './io/opamp/certificateOffer.ts';
 import { createEnrollment } from './io/opamp/enrollment.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
+import { certificateCapabilities } from './io/opamp/reply.ts';
+import { closeRevokedConnections } from './io/opamp/revokedConnections.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
 import { createNoConfigs } from './io/remoteConfig/noConfigs.ts';
 import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
+import type { AgentCa } from './io/tls/agentCa.ts';
+import type * as AgentCaModule from './io/tls/agentCa.ts';
+import { readAgentCa } from './io/tls/agentCaFiles.ts';
 import { loadTlsMaterial } from './io/tls/loadTls.ts';
 import { serverTlsOptions } from './io/tls/serverOptions.ts';
 import type { ListenerName } from './io/tls/tlsMaterial.ts';
@@ -83,6 +91,15 @@ function loadPersistence(): typeof PersistenceModule {
   return createRequire(import.meta.url)('./persistence/persistence.ts') as typeof PersistenceModule;
 }
 
+/** The X.509 library behind the agent CA takes most of a second to load: only with agents.ca. */
+function loadAgentCa(): { ca: typeof AgentCaModule; offers: typeof CertificateOfferModule } {
+  const load = createRequire(import.meta.url);
+  return {
+    ca: load('./io/tls/agentCa.ts') as typeof AgentCaModule,
+    offers: load('./io/opamp/certificateOffer.ts') as typeof CertificateOfferModule,
+  };
+}
+
 export function createApp(config: Config, deps: AppDeps): App {
   const { logger } = deps;
   const scheduler = deps.scheduler ?? asyncScheduler;
@@ -107,6 +124,25 @@ export function createApp(config: Config, deps: AppDeps): App {
     },
     refused: (reason: string) => serverTelemetry.protocol.refused(reason),
   };
+  // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
+  const tls = loadTlsMaterial(config);
+  // The agent CA (agents.ca) answers CSRs once start() created it; its certificates are presented
+  // over TLS, so without TLS on the OpAMP listener nothing is offered.
+  const agentCaMaterial = tls.opamp ? readAgentCa(config.agents.ca).material : undefined;
+  if (config.agents.ca.cert_file !== '' && tls.opamp === undefined)
+    logger.warn(
+      {},
+      'agents.ca is set but the OpAMP listener has no TLS (opamp_tls): no certificates are offered',
+    );
+  let agentCa: AgentCa | undefined;
+  let offers: CertificateOffers | undefined;
+  const certificates: CertificateOffers | undefined = agentCaMaterial && {
+    capabilities: certificateCapabilities,
+    answer: (...args) => {
+      if (offers === undefined) throw new Error('a CSR before the agent CA was created');
+      return offers.answer(...args);
+    },
+  };
   const core = createFleetCore({
     scheduler,
     fleet: {
@@ -120,10 +156,9 @@ export function createApp(config: Config, deps: AppDeps): App {
     // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
     onInbound: (connection, payload, at) => recorder?.message(connection, payload, at),
     onClosed: (connection, at) => recorder?.connectionClosed(connection, at),
+    certificates,
   });
   const { bus, registry, compliance, thresholds } = core;
-  // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
-  const tls = loadTlsMaterial(config);
   const authOptions = (listener: ListenerName) => ({
     enabled: tls[listener]?.ca !== undefined,
     mapping: config.auth.role_mapping,
@@ -165,7 +200,17 @@ export function createApp(config: Config, deps: AppDeps): App {
     maxConnections: config.opamp.max_connections,
     idleTimeoutMs: thresholds.evictAfterMs,
     scheduler,
-    enrollment,
+    admit: createAdmission({
+      enrollment,
+      agentCa: () => agentCa,
+      // Read when an agent certificate is presented, after start() (the store is made below).
+      store: {
+        binding: (uid) => credentials.binding(uid),
+        certificates: (uid) => credentials.certificates(uid),
+      },
+      clientCa: config.opamp_tls.client_ca_file !== '',
+      now: () => scheduler.now(),
+    }),
     onRefused: (reason, remoteAddr) => {
       metrics.protocol.refused(reason);
       logger.warn({ reason, remoteAddr }, 'opamp connection refused');
@@ -211,6 +256,7 @@ export function createApp(config: Config, deps: AppDeps): App {
         });
   const configs: ConfigCatalog = configDirectory ?? persistence?.configs ?? createNoConfigs();
   const credentials = persistence?.credentials ?? createMemoryCredentialStore();
+  const revokedConnections = closeRevokedConnections({ events$: bus.events$, owners: core.owners, logger });
   const revoker = createAgentRevoker({
     store: credentials,
     publish: (event) => bus.publish(event),
@@ -280,9 +326,23 @@ export function createApp(config: Config, deps: AppDeps): App {
     const serve = (listener: ListenerName, handler: Parameters<typeof createPlainServer>[0]) => {
       const material = tls[listener];
       return material
-        ? createTlsServer(handler, serverTlsOptions(listener, material))
+        ? createTlsServer(handler, serverTlsOptions(listener, material, agentCaMaterial?.certPem))
         : createPlainServer(handler);
     };
+    if (agentCaMaterial !== undefined) {
+      const modules = loadAgentCa();
+      agentCa = await modules.ca.createAgentCa(agentCaMaterial, {
+        trustDomain: config.agents.ca.trust_domain,
+        validityMs: config.agents.ca.validity,
+      });
+      offers = modules.offers.createCertificateOffers({
+        ca: agentCa,
+        store: credentials,
+        refused: protocol.refused,
+        heartbeatIntervalMs: config.fleet.heartbeat_interval,
+        logger,
+      });
+    }
     const opampServer = serve('opamp', (req, res) => opamp.onRequest(req, res));
     opampServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
       opamp.onUpgrade(req, socket, head),
@@ -327,6 +387,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     await recorder?.close();
     configDirectory?.stop();
     history.stop();
+    revokedConnections.unsubscribe();
     // The core stops the sweep and completes the bus: the change tracker delivers its final window,
     // and persistence flushes it.
     core.stop();

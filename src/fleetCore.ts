@@ -56,6 +56,8 @@ export interface FleetCoreOptions {
   /** Traffic recording hooks of the handler. */
   readonly onInbound?: HandlerDeps['onInbound'];
   readonly onClosed?: HandlerDeps['onClosed'];
+  /** Answers agents' CSRs (the service, with agents.ca set). */
+  readonly certificates?: HandlerDeps['certificates'];
   /** The AgentToServer decoder (one per core; made here when not given). */
   readonly decoder?: Decoder;
   /** Deliver events on this scheduler instead of synchronously (specs). */
@@ -107,6 +109,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     commands,
     onInbound: options.onInbound,
     onClosed: options.onClosed,
+    certificates: options.certificates,
   });
   // A config change reaches connected WebSocket agents at once, not at their next heartbeat.
   const pusher = createConfigPusher({

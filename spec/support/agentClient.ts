@@ -46,13 +46,17 @@ export async function postHttp(
   return { status: res.status, headers: res.headers, message: decodeServerToAgent(bytes), text: '' };
 }
 
-/** Opens a WebSocket that the server refuses: the status and headers of its HTTP answer. */
+/**
+ * Opens a WebSocket that the server refuses: the status and headers of its HTTP answer. `tls`: the
+ * client's TLS options (a CA, a client certificate) for a wss:// listener.
+ */
 export function refusedUpgrade(
   url: string,
   headers: Record<string, string> = {},
+  tls: Pick<WebSocket.ClientOptions, 'ca' | 'cert' | 'key'> = {},
 ): Promise<{ status: number; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/opamp`, { headers });
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/opamp`, { headers, ...tls });
     socket.once('unexpected-response', (_req, res) => {
       resolve({ status: res.statusCode ?? 0, headers: res.headers });
       res.resume();

@@ -42,6 +42,7 @@ const seen = (m: DecodedAgentToServer | WireAgentToServer) => {
     instanceUid: Buffer.from(decoded.instanceUid).toString('hex'),
     flags: decoded.flags,
     customMessage: decoded.customMessage,
+    certificateRequest: decoded.certificateRequest && Buffer.from(decoded.certificateRequest).toString('hex'),
   };
 };
 
@@ -103,6 +104,18 @@ const message = fc.record(
       { requiredKeys: [] },
     ),
     agentDisconnect: fc.constant({}),
+    // Each level may be empty or absent: a CSR, an empty one, or no certificate asked for.
+    connectionSettingsRequest: fc.record(
+      {
+        opamp: fc.record(
+          {
+            certificateRequest: fc.record({ csr: fc.uint8Array({ maxLength: 16 }) }, { requiredKeys: [] }),
+          },
+          { requiredKeys: [] },
+        ),
+      },
+      { requiredKeys: [] },
+    ),
   },
   { requiredKeys: [] },
 );
@@ -159,6 +172,14 @@ describe('the fast AgentToServer decoder', () => {
       }),
       { numRuns: runs * 3 },
     );
+  });
+
+  it('reads a CSR itself, and leaves a repeated connection_settings_request to protobufjs', () => {
+    const csr = { connectionSettingsRequest: { opamp: { certificateRequest: { csr: Buffer.from('pem') } } } };
+    const once = encodeAgentToServer({ instanceUid: new Uint8Array(16).fill(7), ...csr });
+    expect(Buffer.from(readAgentToServer(once)?.certificateRequest ?? []).toString()).to.equal('pem');
+    const twice = Buffer.concat([once, encodeAgentToServer(csr)]);
+    expect(readAgentToServer(twice)).to.equal(undefined);
   });
 
   it('leaves custom messages (the gateway handshake) and package statuses to protobufjs', () => {

@@ -41,6 +41,21 @@ describe('the AgentToServer decoder', () => {
     expect(two.configBodies.held()).to.equal('b: 2'.length);
   });
 
+  it("reads a certificate request's CSR, and nothing when the request holds none", () => {
+    const decoder = createDecoder();
+    const ask = (opamp: object) =>
+      decoder.decode(encodeAgentToServer({ instanceUid: uid, connectionSettingsRequest: { opamp } }));
+    const pem = '-----BEGIN CERTIFICATE REQUEST-----\n';
+    expect(
+      Buffer.from(ask({ certificateRequest: { csr: Buffer.from(pem) } }).certificateRequest!).toString(),
+    ).to.equal(pem);
+    expect(ask({ certificateRequest: {} }).certificateRequest?.length, 'an empty CSR, still asked').to.equal(
+      0,
+    );
+    expect(ask({}).certificateRequest).to.equal(undefined);
+    expect(decoder.decode(encodeAgentToServer({ instanceUid: uid })).certificateRequest).to.equal(undefined);
+  });
+
   it('throws on bytes that are not an AgentToServer', () => {
     expect(() => createDecoder().decode(Uint8Array.from([0x0a, 0x05, 1]))).to.throw();
   });

@@ -1,6 +1,7 @@
 // POST /api/agents/{id}/revoke against the running service: who may revoke, unknown ids, what is
 // recorded and announced; with persistence off (the in-memory store), and across two replicas on one
-// real PostgreSQL, where a revocation on one reaches the bus of the other.
+// real PostgreSQL, where a revocation on one reaches the bus of the other, which closes the agent's
+// live connection.
 
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
@@ -115,11 +116,12 @@ describe('POST /api/agents/{id}/revoke across two replicas (PostgreSQL)', functi
     await db.drop();
   });
 
-  it("reaches the bus of the replica that holds the agent's connection, once on each", async () => {
+  it("reaches the bus of the replica that holds the agent's connection, once on each, and that replica closes it", async () => {
     const uid = newUid();
     const agent = await WsAgent.open(b.urls.opamp);
     await agent.send(agentMessage(uid, { agentDescription: description({ 'service.name': 'b' }) }));
     await b.credentials.bind(uid as InstanceUid, { kind: 'token', name: 'enroll' }, 1);
+    const closed = new Promise<number>((resolve) => agent.socket.once('close', resolve));
     const onA = revocations(a);
     const heardOnB = nextEvent(b.bus, 'AgentCredentialRevoked', (e) => e.data.uid === uid);
     const res = await revoke(a, uid);
@@ -128,7 +130,7 @@ describe('POST /api/agents/{id}/revoke across two replicas (PostgreSQL)', functi
     // The revoking replica announced it itself and ignores its own notice.
     expect(onA.map((e) => e.type)).to.deep.equal(['AgentCredentialRevoked']);
     expect((await b.credentials.binding(uid as InstanceUid))?.revokedBy).to.equal('ops');
-    await agent.close();
+    expect(await closed, 'closed by replica B, policy violation').to.equal(1008);
   });
 
   it('answers 503 and announces nothing when the store cannot record the revocation', async () => {

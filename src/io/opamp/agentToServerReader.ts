@@ -144,6 +144,33 @@ function description(r: Reader): NonNullable<WireAgentToServer['agentDescription
   return d;
 }
 
+/**
+ * One sub-message holding at most one field 1 (the only field of ConnectionSettingsRequest,
+ * OpAMPConnectionSettingsRequest and CertificateRequest alike), read by `inner`; anything else, or a
+ * repeated field 1 (which protobufjs merges or replaces), makes the reader give up.
+ */
+function onlyFieldOne<T>(r: Reader, inner: (r: Reader) => T): T | undefined {
+  const outer = r.enter();
+  let value: T | undefined;
+  let seen = false;
+  while (r.pos < r.end) {
+    if (r.uint32() !== 0x0a || seen) throw giveUp;
+    seen = true;
+    value = inner(r);
+  }
+  r.leave(outer);
+  return value;
+}
+
+/**
+ * connection_settings_request {1: opamp {1: certificate_request {1: csr}}}: the CSR's bytes (empty
+ * when the request holds none), or undefined when no certificate is asked for (as fromWire reads it).
+ */
+const certificateRequest = (r: Reader): Uint8Array | undefined =>
+  onlyFieldOne(r, (opamp) =>
+    onlyFieldOne(opamp, (request) => onlyFieldOne(request, (csr) => csr.bytes()) ?? noBytes),
+  );
+
 type Draft = { -readonly [K in keyof DecodedAgentToServer]: DecodedAgentToServer[K] };
 
 function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
@@ -159,6 +186,7 @@ function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
     remoteConfigStatus: undefined,
     disconnect: false,
     customMessage: undefined,
+    certificateRequest: undefined,
   };
   while (r.pos < r.end) {
     const tag = r.uint32();
@@ -205,6 +233,11 @@ function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
         break;
       case 0x50:
         msg.flags = r.uint64();
+        break;
+      case 0x5a:
+        // connection_settings_request (a CSR): a second one is merged by protobufjs, which decides then.
+        if (msg.certificateRequest !== undefined) throw giveUp;
+        msg.certificateRequest = certificateRequest(r);
         break;
       default:
         throw giveUp;

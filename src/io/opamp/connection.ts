@@ -6,7 +6,19 @@
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
+import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { IssuedAgent } from '../tls/agentCa.ts';
 import { toInstanceUid } from './instanceUid.ts';
+
+/** How a connection got in (admission.ts): set by its transport before any message is handled. */
+export interface Admission {
+  /** What it authenticated with; undefined in open mode. */
+  readonly credential: AgentCredential | undefined;
+  /** The certificate of the agent CA it presented (then also `credential`), if any. */
+  readonly presented: IssuedAgent | undefined;
+  /** The OpAMP URL the agent reached: scheme, its Host header, path (an offer's destination_endpoint). */
+  readonly url: string;
+}
 
 export interface OpampConnection {
   readonly id: ConnectionId;
@@ -15,12 +27,16 @@ export interface OpampConnection {
   readonly tlsSubject: string | null;
   /** Set by the first gateway connect handshake on this connection. */
   isGateway: boolean;
+  /** How it got in; undefined for connections of a recording or a spec that made none. */
+  admission: Admission | undefined;
   /** Whether a reply went out already (server capabilities go on the first reply of a WebSocket). */
   replied: boolean;
   /** The session object shared by every agent on this connection. */
   session(): Session;
   /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
   send?: (message: Uint8Array, tail?: Uint8Array) => void;
+  /** Closes the connection (a revoked agent's); WebSockets only, set by their transport. */
+  close?: (code: number, reason: string) => void;
   /**
    * Bytes the transport writes in front of every reply on this connection (a WebSocket's framing
    * header): the handler encodes replies after that many zero bytes (HandleResult, push).
@@ -50,6 +66,7 @@ export class Connection implements OpampConnection {
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
   isGateway = false;
+  admission: Admission | undefined = undefined;
   replied = false;
   get replyHeadroom(): number {
     return 0;

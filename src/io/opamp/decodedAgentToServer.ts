@@ -18,4 +18,9 @@ export interface DecodedAgentToServer extends Omit<AgentMessage, 'uid'> {
   readonly flags: bigint;
   /** Only the gateway handshake uses one (gateway.ts). */
   readonly customMessage: CustomMessage | undefined;
+  /**
+   * connection_settings_request.opamp.certificate_request.csr as sent (PEM bytes, maybe empty) when
+   * the agent asks for a certificate (certificateOffer.ts); undefined when it does not.
+   */
+  readonly certificateRequest: Uint8Array | undefined;
 }

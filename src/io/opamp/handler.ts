@@ -23,6 +23,7 @@ import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
 import { isRefusal, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
+import type { CertificateOffers } from './certificateOffer.ts';
 import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes } from './instanceUid.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
@@ -46,7 +47,13 @@ export type HandleResult =
    * `reply`, then `tail` when present: the remote config field shared by many replies (reply.ts).
    * Every reply starts with connection.replyHeadroom zero bytes, left for the transport's framing.
    */
-  | { readonly ok: true; readonly reply: Uint8Array; readonly tail?: Uint8Array | undefined }
+  | {
+      readonly ok: true;
+      readonly reply: Uint8Array;
+      readonly tail?: Uint8Array | undefined;
+      /** A second ServerToAgent for the same agent, ready later (the answer to a CSR, certificateOffer.ts). */
+      readonly after?: Promise<Uint8Array | undefined> | undefined;
+    }
   /**
    * A bad request. On WebSocket a decodable message with a bad id is answered with `reply` (a
    * ServerErrorResponse of type BadRequest); undecodable bytes have no reply and are skipped (as
@@ -78,6 +85,8 @@ export interface HandlerDeps {
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
   /** Which connection holds which agent (connectionOwners.ts); the handler claims and binds. */
   readonly owners: ConnectionOwners;
+  /** Answers agents' CSRs (agents.ca); CSRs are ignored and not declared when absent. */
+  readonly certificates?: CertificateOffers | undefined;
   /** Commands waiting for agents held here (restart jobs). */
   readonly commands?: CommandQueue | undefined;
   /** Sees every inbound message's raw bytes before decoding (traffic recording). Must not throw. */
@@ -101,6 +110,7 @@ export interface OpampHandler {
 
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   const { bus, registry, now, observer, owners, decoder, encoder } = deps;
+  const capabilities = serverCapabilities | (deps.certificates?.capabilities ?? 0);
 
   /**
    * Publishes one agent's events. The registry first learns the state they lead to (the decision's
@@ -137,7 +147,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
   function withCapabilities(connection: OpampConnection, fields: ServerToAgentFields): ServerToAgentFields {
     if (connection.transport === 'http' || !connection.replied) {
-      fields.capabilities = serverCapabilities;
+      fields.capabilities = capabilities;
       fields.customCapabilities = gatewayCustomCapabilities;
     }
     connection.replied = true;
@@ -241,6 +251,10 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       observer.refused?.(violation.limit);
       return badRequest(connection, uidBytes, violation.reason);
     }
+    const csr =
+      msg.certificateRequest &&
+      deps.certificates?.answer(connection, uid, uidBytes, msg.certificateRequest, at);
+    if (csr !== undefined && 'refused' in csr) return badRequest(connection, uidBytes, csr.refused);
     const command = message.disconnect ? undefined : deps.commands?.peek(uid);
     const known = registry.get(uid);
     const decision = decideAgent(known, message, {
@@ -257,7 +271,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     if (message.disconnect) owners.release(uid, connection);
     else if (claim !== 'held') owners.bind(uid, connection);
     const { head, tail } = compose(connection, uidBytes, decision.reply);
-    return { ok: true, reply: head, tail };
+    return { ok: true, reply: head, tail, after: csr?.after };
   }
 
   function closed(connection: OpampConnection): void {

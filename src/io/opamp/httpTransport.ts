@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
+import { admissionOf } from './admission.ts';
 import { createConnection, type ConnectionIds } from './connection.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { peerOf } from './peer.ts';
@@ -82,6 +83,7 @@ export function createHttpTransport(
     }
     const peer = peerOf(req);
     const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, options.connectionIds());
+    connection.admission = admissionOf(req);
     const result = handler.handle(connection, body);
     if (!result.ok) {
       fail(res, 400, result.error);
@@ -89,6 +91,10 @@ export function createHttpTransport(
     }
     const headers: Record<string, string> = { 'Content-Type': protobufContentType };
     let { reply, tail } = result;
+    // HTTP carries one reply: the answer to a CSR joins it (certificateOffer.ts). Protobuf merges
+    // concatenated messages, so its instance_uid (the same) and connection_settings add to the reply.
+    const after = result.after && (await result.after);
+    if (after !== undefined) tail = tail === undefined ? after : Buffer.concat([tail, after]);
     if (acceptsGzip(req.headers['accept-encoding'])) {
       reply = gzipSync(tail === undefined ? reply : Buffer.concat([reply, tail]));
       tail = undefined;

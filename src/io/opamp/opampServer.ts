@@ -3,13 +3,20 @@
 // opamp.max_connections counts open WebSockets plus plain-HTTP requests in flight: beyond it new
 // upgrades and requests get 503 with Retry-After, and connections already open keep working.
 // With enrollment tokens configured (enrollment.ts), an upgrade or request without a known token
-// gets 401 with `WWW-Authenticate: Bearer` before anything else of it is read.
+// gets 401 with `WWW-Authenticate: Bearer` before anything else of it is read; so does one presenting
+// a revoked agent certificate (admission.ts, which also names the credential of every connection).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
+import {
+  attachAdmission,
+  createAdmission,
+  type AdmissionRefusal,
+  type AdmissionResult,
+} from './admission.ts';
 import { createConnectionIds } from './connection.ts';
-import type { Enrollment, EnrollmentRefusal } from './enrollment.ts';
+import type { Enrollment } from './enrollment.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createHttpTransport, protobufContentType } from './httpTransport.ts';
 import { createWsTransport, type WsTransport } from './wsTransport.ts';
@@ -17,7 +24,7 @@ import { createWsTransport, type WsTransport } from './wsTransport.ts';
 export const opampPath = '/v1/opamp';
 
 /** Why the listener refused a connection before any message (svc_opamp_refused_total{reason}). */
-export type OpampRefusal = EnrollmentRefusal | 'max_connections';
+export type OpampRefusal = AdmissionRefusal | 'max_connections';
 
 export interface OpampServer {
   onRequest(req: IncomingMessage, res: ServerResponse): void;
@@ -26,6 +33,12 @@ export interface OpampServer {
   startDraining(): void;
   readonly ws: WsTransport;
 }
+
+const refusalText: Readonly<Record<Exclude<AdmissionRefusal, 'store_unavailable'>, string>> = {
+  missing_credential: 'a bearer token is required',
+  unknown_credential: 'unknown token',
+  revoked: 'this agent certificate is revoked',
+};
 
 /** Seconds a refused client should wait (draining, or at max_connections). */
 const retryAfterSeconds = '30';
@@ -53,8 +66,10 @@ export function createOpampServer(
     /** WebSockets silent for longer than this are closed (the eviction threshold); never when absent. */
     idleTimeoutMs?: number;
     scheduler?: SchedulerLike;
-    /** Agents' enrollment tokens; every request is let in when absent. */
+    /** Agents' enrollment tokens; every request is let in when absent (and no `admit`). */
     enrollment?: Enrollment;
+    /** Who may connect, with what credential (admission.ts); made of `enrollment` when absent. */
+    admit?: (req: IncomingMessage) => AdmissionResult | Promise<AdmissionResult>;
     /** A request or upgrade refused (log/metric hook); never given the credential itself. */
     onRefused?: (reason: OpampRefusal, remoteAddr: string) => void;
   },
@@ -71,12 +86,31 @@ export function createOpampServer(
     options.onRefused?.('max_connections', req.socket.remoteAddress ?? '');
     return true;
   };
-  /** The refusal of a request without a known enrollment token; undefined when it may go on. */
-  const unauthorized = (req: IncomingMessage): EnrollmentRefusal | undefined => {
-    const checked = options.enrollment?.check(req.headers.authorization);
-    if (checked === undefined || checked.ok) return undefined;
-    options.onRefused?.(checked.reason, req.socket.remoteAddress ?? '');
-    return checked.reason;
+  const admit =
+    options.admit ?? createAdmission({ enrollment: options.enrollment, clientCa: false, now: Date.now });
+  /** Admits the request (its admission then travels on it), or counts and names its refusal. */
+  const refusalOf = (req: IncomingMessage, result: AdmissionResult): AdmissionRefusal | undefined => {
+    if (result.ok) {
+      attachAdmission(req, result.admission);
+      return undefined;
+    }
+    options.onRefused?.(result.reason, req.socket.remoteAddress ?? '');
+    return result.reason;
+  };
+  /** Admission is synchronous but for an agent certificate, whose revocation the store knows. */
+  const whenAdmitted = (
+    req: IncomingMessage,
+    then: (refusal: AdmissionRefusal | undefined) => void,
+  ): void => {
+    const result = admit(req);
+    if (!(result instanceof Promise)) return then(refusalOf(req, result));
+    result
+      .catch((error: unknown): AdmissionResult => {
+        options.onError(error);
+        return { ok: false, reason: 'store_unavailable' };
+      })
+      .then((r) => then(refusalOf(req, r)))
+      .catch(options.onError);
   };
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -86,12 +120,23 @@ export function createOpampServer(
     };
     if (pathOf(req) !== opampPath) return reply(501, 'Not Implemented');
     if (draining) return reply(503, 'draining', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
-    const refusal = unauthorized(req);
-    if (refusal !== undefined)
-      return reply(401, refusal === 'missing_credential' ? 'a bearer token is required' : 'unknown token', {
-        'WWW-Authenticate': 'Bearer',
-        Connection: 'close',
-      });
+    whenAdmitted(req, (refusal) => {
+      if (refusal === 'store_unavailable')
+        return reply(503, 'credentials cannot be checked now', {
+          'Retry-After': retryAfterSeconds,
+          Connection: 'close',
+        });
+      if (refusal !== undefined)
+        return reply(401, refusalText[refusal], { 'WWW-Authenticate': 'Bearer', Connection: 'close' });
+      serveAdmitted(req, res, reply);
+    });
+  }
+
+  function serveAdmitted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: (status: number, text: string, headers?: Record<string, string>) => void,
+  ): void {
     if (req.method !== 'POST') return reply(405, 'use a WebSocket upgrade or POST', { Allow: 'GET, POST' });
     if (req.headers['content-type'] !== protobufContentType)
       return reply(415, `Content-Type must be exactly ${protobufContentType}`);
@@ -112,9 +157,14 @@ export function createOpampServer(
     if (pathOf(req) !== opampPath) return rawResponse(socket, 501, 'Not Implemented');
     if (draining || atCapacity(req))
       return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
-    if (unauthorized(req) !== undefined)
-      return rawResponse(socket, 401, 'Unauthorized', 'WWW-Authenticate: Bearer\r\n');
-    ws.upgrade(req, socket, head);
+    whenAdmitted(req, (refusal) => {
+      if (refusal === 'store_unavailable')
+        return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
+      if (refusal !== undefined)
+        return rawResponse(socket, 401, 'Unauthorized', 'WWW-Authenticate: Bearer\r\n');
+      // A socket that closed while its certificate was checked is not upgraded.
+      if (!socket.destroyed) ws.upgrade(req, socket, head);
+    });
   }
 
   return {

@@ -10,6 +10,11 @@ import type { ServerToAgentFields } from './wireTypes.ts';
 /** AcceptsStatus | OffersRemoteConfig | AcceptsEffectiveConfig | AcceptsPackagesStatus. */
 export const serverCapabilities = 0x1 | 0x2 | 0x4 | 0x10;
 export const ReportFullState = 0x1;
+/**
+ * OffersConnectionSettings | AcceptsConnectionSettingsRequest: declared with the agent CA, which
+ * answers CSRs with an offer of OpAMP connection settings (certificateOffer.ts).
+ */
+export const certificateCapabilities = 0x20 | 0x40;
 
 export function replyFields(uidBytes: Uint8Array, intent: ReplyIntent): ServerToAgentFields {
   const fields: ServerToAgentFields = { instanceUid: uidBytes };

@@ -171,6 +171,11 @@ export function toRemoteConfigStatus(
   };
 }
 
+function certificateRequestOf(msg: WireAgentToServer): Uint8Array | undefined {
+  const request = msg.connectionSettingsRequest?.opamp?.certificateRequest;
+  return request == null ? undefined : (request.csr ?? new Uint8Array());
+}
+
 /** protobufjs's AgentToServer in the decoder's one shape (decodedAgentToServer.ts). */
 export function fromWire(msg: WireAgentToServer, bodies: SharedText): DecodedAgentToServer {
   const cm = msg.customMessage;
@@ -190,5 +195,6 @@ export function fromWire(msg: WireAgentToServer, bodies: SharedText): DecodedAge
       cm != null
         ? { capability: cm.capability ?? '', type: cm.type ?? '', data: cm.data ?? new Uint8Array() }
         : undefined,
+    certificateRequest: certificateRequestOf(msg),
   };
 }

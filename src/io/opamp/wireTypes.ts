@@ -70,6 +70,9 @@ export interface WireAgentToServer {
   agentDisconnect?: Maybe<object>;
   customCapabilities?: Maybe<{ capabilities: string[] }>;
   customMessage?: Maybe<WireCustomMessage>;
+  connectionSettingsRequest?: Maybe<{
+    opamp?: Maybe<{ certificateRequest?: Maybe<{ csr?: Maybe<Uint8Array> }> }>;
+  }>;
 }
 
 /** What the service sends. Only the fields it uses. */
@@ -83,6 +86,18 @@ export interface ServerToAgentFields {
   customMessage?: { capability: string; type: string; data: Uint8Array };
   /** ServerToAgentCommand; Restart is 0, so presence is the signal (OPAMP.md). */
   command?: { type: number };
+  /** ConnectionSettingsOffers: only the OpAMP connection, with a certificate (certificateOffer.ts). */
+  connectionSettings?: ConnectionSettingsOfferFields;
+}
+
+export interface ConnectionSettingsOfferFields {
+  hash: Uint8Array;
+  opamp: {
+    destinationEndpoint: string;
+    /** TLSCertificate: PEM bytes; never a private key (the agent made its own). */
+    certificate: { cert: Uint8Array; caCert: Uint8Array };
+    heartbeatIntervalSeconds: number;
+  };
 }
 
 export interface AgentRemoteConfigFields {

@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { ConnectionId } from '../../events/ids.ts';
+import { admissionOf } from './admission.ts';
 import { Connection, type ConnectionIds, type OpampConnection } from './connection.ts';
 import { frameHeaderBytes, unframe } from './framing.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
@@ -70,6 +71,10 @@ class WsConnection extends Connection implements IdleMark {
 
   send(message: Uint8Array, tail?: Uint8Array): void {
     sendReply(this.ws, message, tail);
+  }
+
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
   }
 }
 
@@ -142,6 +147,9 @@ export function createWsTransport(
       process.nextTick(uncork, socket);
     }
     sendReply(ws, result.reply, result.ok ? result.tail : undefined);
+    // The answer to a CSR follows the reply as its own message, whenever it is ready.
+    if (result.ok && result.after !== undefined)
+      void result.after.then((message) => message && connection.send(message));
   }
 
   function onError(error: Error & { code?: string }): void {
@@ -158,6 +166,7 @@ export function createWsTransport(
 
   function serve(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
     const connection = new WsConnection(ws, socket, peerOf(req), options.connectionIds());
+    connection.admission = admissionOf(req);
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);

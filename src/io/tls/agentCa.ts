@@ -10,6 +10,7 @@ import { randomBytes, webcrypto, type X509Certificate } from 'node:crypto';
 import * as x509 from './x509.ts';
 import { parseInstanceUid, type InstanceUid } from '../../events/ids.ts';
 import { agentSpiffeId, type AgentCredential } from '../../projections/identity/agentCredential.ts';
+export { needsRenewal } from '../../projections/identity/decideCertificate.ts';
 import type { AgentCaMaterial } from './agentCaFiles.ts';
 import { csrPublicKey, type CsrInput } from './csr.ts';
 import { spiffeIdOf } from './spiffeId.ts';
@@ -59,11 +60,6 @@ export interface AgentCa {
 
 /** Issued certificates start this much before the moment of issue, for agents whose clock lags. */
 export const backdateMs = 5 * 60_000;
-
-/** Renew once two thirds of the certificate's validity have passed. */
-export function needsRenewal(notBefore: number, notAfter: number, now: number): boolean {
-  return now >= notBefore + ((notAfter - notBefore) * 2) / 3;
-}
 
 /** 128 random bits, positive and without a leading zero byte, as lowercase hex. */
 function newSerial(): string {

@@ -20,7 +20,7 @@ export type CsrKey =
   | { readonly ok: true; readonly key: x509.PublicKey; readonly rsa: boolean }
   | { readonly ok: false; readonly reason: string };
 
-const refuse = (reason: string): CsrKey => ({ ok: false, reason: `bad CSR: ${reason}` });
+const refuse = (reason: string) => ({ ok: false, reason: `bad CSR: ${reason}` }) as const;
 
 function pemText(input: CsrInput): string | undefined {
   if (typeof input === 'string') return input;
@@ -39,8 +39,15 @@ async function verified(csr: x509.Pkcs10CertificateRequest, crypto: webcrypto.Cr
   }
 }
 
-/** The public key of a well-formed, correctly self-signed CSR; else why it is refused. */
-export async function csrPublicKey(input: CsrInput, crypto: webcrypto.Crypto): Promise<CsrKey> {
+export type ParsedCsr =
+  | { readonly ok: true; readonly csr: x509.Pkcs10CertificateRequest; readonly rsa: boolean }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * A CSR's shape, checked synchronously: one bounded PEM block, a PKCS#10 structure that parses, a
+ * key the service signs for. Its signature is not checked yet (csrPublicKey does).
+ */
+export function parseCsr(input: CsrInput): ParsedCsr {
   if (input.length === 0) return refuse('empty');
   if (input.length > maxCsrBytes) return refuse(`larger than ${maxCsrBytes} bytes`);
   const text = pemText(input);
@@ -60,6 +67,14 @@ export async function csrPublicKey(input: CsrInput, crypto: webcrypto.Crypto): P
     return refuse(`its public key does not parse (${(error as Error).message})`);
   }
   if (typeof algorithm === 'string') return refuse(algorithm);
-  if (!(await verified(csr, crypto))) return refuse('its signature does not verify with its public key');
-  return { ok: true, key: csr.publicKey, rsa: algorithm.name === 'RSASSA-PKCS1-v1_5' };
+  return { ok: true, csr, rsa: algorithm.name === 'RSASSA-PKCS1-v1_5' };
+}
+
+/** The public key of a well-formed, correctly self-signed CSR; else why it is refused. */
+export async function csrPublicKey(input: CsrInput, crypto: webcrypto.Crypto): Promise<CsrKey> {
+  const parsed = parseCsr(input);
+  if (!parsed.ok) return parsed;
+  if (!(await verified(parsed.csr, crypto)))
+    return refuse('its signature does not verify with its public key');
+  return { ok: true, key: parsed.csr.publicKey, rsa: parsed.rsa };
 }

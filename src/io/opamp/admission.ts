@@ -1,0 +1,104 @@
+// Who may open an OpAMP connection, and with what credential (docs/security.md "Agent credentials"),
+// decided before a WebSocket upgrade or before a plain-HTTP body is read:
+// - a certificate the agent CA issued (agents.ca; AgentCa.issuedAgent checks its signature, validity
+//   and SPIFFE id) is a credential of its own, whatever else is configured: a revoked one (its
+//   serial, or its id) is refused with 401 (reason `revoked`);
+// - otherwise a certificate the OpAMP client CA verified (opamp_tls.client_ca_file), then the
+//   enrollment token when tokens are configured (enrollment.ts), as before the agent CA existed.
+// The admission travels on the request to the transport, which gives it to its connection.
+
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { CredentialStore } from '../../projections/identity/credentialStore.ts';
+import type { AgentCa, IssuedAgent } from '../tls/agentCa.ts';
+import { spiffeIdOf } from '../tls/spiffeId.ts';
+import type { Admission } from './connection.ts';
+import type { Enrollment, EnrollmentRefusal } from './enrollment.ts';
+import { subjectText } from './peer.ts';
+
+export type AdmissionRefusal = EnrollmentRefusal | 'revoked' | 'store_unavailable';
+
+export type AdmissionResult =
+  | { readonly ok: true; readonly admission: Admission }
+  | { readonly ok: false; readonly reason: AdmissionRefusal };
+
+export interface AdmissionDeps {
+  readonly enrollment?: Enrollment | undefined;
+  /** The agent CA, once the service created it; no agent certificates are accepted without one. */
+  readonly agentCa?: (() => AgentCa | undefined) | undefined;
+  /** Where revocations are (CredentialStore); needed with the agent CA. */
+  readonly store?: Pick<CredentialStore, 'binding' | 'certificates'> | undefined;
+  /** opamp_tls.client_ca_file is set: a certificate it verified is the credential. */
+  readonly clientCa: boolean;
+  readonly now: () => number;
+}
+
+const admissionKey = Symbol('opamp admission');
+type Admitted = IncomingMessage & { [admissionKey]?: Admission };
+
+/** The admission opampServer.ts made for this request (undefined when it made none). */
+export const admissionOf = (req: IncomingMessage): Admission | undefined => (req as Admitted)[admissionKey];
+
+export const attachAdmission = (req: IncomingMessage, admission: Admission): void => {
+  (req as Admitted)[admissionKey] = admission;
+};
+
+/** The OpAMP URL the client reached: its scheme, its Host header and the path it asked for. */
+function urlOf(req: IncomingMessage): string {
+  const tls = (req.socket as TLSSocket).encrypted === true;
+  const ws = (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+  const scheme = ws ? (tls ? 'wss' : 'ws') : tls ? 'https' : 'http';
+  const host = req.headers.host ?? `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`;
+  const path = (req.url ?? '/').split('?')[0];
+  return `${scheme}://${host}${path}`;
+}
+
+/** A certificate the OpAMP client CA verified: its SPIFFE id when it has one, else its subject. */
+function clientCertificate(socket: TLSSocket): AgentCredential | undefined {
+  const cert = socket.getPeerCertificate();
+  if (cert === null || Object.keys(cert).length === 0) return undefined;
+  const spiffe = spiffeIdOf(cert.subjectaltname);
+  const name = spiffe.ok ? spiffe.id : (subjectText(cert.subject as unknown as Record<string, string>) ?? '');
+  return { kind: 'certificate', name, serial: cert.serialNumber.toLowerCase() };
+}
+
+export function createAdmission(
+  deps: AdmissionDeps,
+): (req: IncomingMessage) => AdmissionResult | Promise<AdmissionResult> {
+  async function unlessRevoked(presented: IssuedAgent, url: string): Promise<AdmissionResult> {
+    const store = deps.store;
+    try {
+      const [binding, certificates] = await Promise.all([
+        store?.binding(presented.instanceUid),
+        store?.certificates(presented.instanceUid),
+      ]);
+      const revokedSerial = certificates?.some((c) => c.serial === presented.serial && c.revokedAt !== null);
+      if (binding?.revokedAt != null || revokedSerial === true) return { ok: false, reason: 'revoked' };
+    } catch {
+      return { ok: false, reason: 'store_unavailable' };
+    }
+    const credential: AgentCredential = {
+      kind: 'agent_certificate',
+      name: presented.spiffeId,
+      serial: presented.serial,
+    };
+    return { ok: true, admission: { credential, presented, url } };
+  }
+
+  return (req) => {
+    const url = urlOf(req);
+    const socket = req.socket as TLSSocket;
+    const verified = socket.encrypted === true && socket.authorized;
+    const peer = verified ? socket.getPeerX509Certificate() : undefined;
+    const presented = peer && deps.agentCa?.()?.issuedAgent(peer, deps.now());
+    if (presented !== undefined) return unlessRevoked(presented, url);
+    const checked = deps.enrollment?.check(req.headers.authorization);
+    if (checked !== undefined && !checked.ok) return checked;
+    const certificate = verified && deps.clientCa ? clientCertificate(socket) : undefined;
+    const token = checked?.token;
+    const credential: AgentCredential | undefined =
+      certificate ?? (token === undefined ? undefined : { kind: 'token', name: token });
+    return { ok: true, admission: { credential, presented: undefined, url } };
+  };
+}

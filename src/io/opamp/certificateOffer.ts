@@ -1,0 +1,164 @@
+// The server side of OpAMP's CSR flow on the wire (issue 22; docs/security.md "Agent certificates"):
+// an agent that authenticated sends connection_settings_request.opamp.certificate_request.csr and
+// gets, in connection_settings.opamp, a certificate of the agent CA (agentCa.ts) naming its
+// instance id, with the CA certificate and the OpAMP URL to reconnect to. Whether it gets one is
+// decideCertificate's (pure); this module checks the CSR's shape, signs, records and encodes.
+//
+// Contract with the handler (one call per message that carries a CSR, after the report limits):
+// - a refusal known at once (unauthenticated, another agent's certificate, a CSR that does not
+//   parse) is answered instead of the message, with ServerErrorResponse BadRequest, counted, and
+//   nothing of the message is folded;
+// - otherwise the message is handled as usual and the answer follows its reply as a second
+//   ServerToAgent (`after`): the offer, or a BadRequest for a CSR whose signature does not verify.
+//   Over WebSocket it is sent as soon as it is ready; a plain-HTTP request waits for it, and an
+//   offer joins that request's reply (httpTransport.ts). A plain-HTTP CSR whose signature does not
+//   verify is counted and logged only: an error cannot join a reply to a message that was folded.
+
+import { createHash } from 'node:crypto';
+import type { InstanceUid } from '../../events/ids.ts';
+import { credentialLabel } from '../../projections/identity/agentCredential.ts';
+import type { CredentialStore } from '../../projections/identity/credentialStore.ts';
+import { decideCertificate } from '../../projections/identity/decideCertificate.ts';
+import type { Logger } from '../logger.ts';
+import type { AgentCa } from '../tls/agentCa.ts';
+import { parseCsr } from '../tls/csr.ts';
+import { encodeServerToAgent } from './codec.ts';
+import type { OpampConnection } from './connection.ts';
+import { certificateCapabilities } from './reply.ts';
+import type { ConnectionSettingsOfferFields } from './wireTypes.ts';
+
+const BadRequest = 1;
+
+export type CertificateAnswer =
+  | { readonly refused: string }
+  /** A ServerToAgent (after the connection's reply headroom) to send after the reply; none when undefined. */
+  | { readonly after: Promise<Uint8Array | undefined> };
+
+export interface CertificateOffers {
+  /** Server capability bits the service declares besides its own (reply.ts). */
+  readonly capabilities: number;
+  /** The answer to a message's CSR (`csr` as decoded); see the file comment. */
+  answer(
+    connection: OpampConnection,
+    uid: InstanceUid,
+    uidBytes: Uint8Array,
+    csr: Uint8Array,
+    at: number,
+  ): CertificateAnswer;
+}
+
+export interface CertificateOfferDeps {
+  /** The agent CA; the service creates it before its listeners open. */
+  readonly ca: AgentCa;
+  readonly store: Pick<CredentialStore, 'recordIssued'>;
+  /** svc_opamp_refused_total{reason}. */
+  readonly refused: (reason: string) => void;
+  /** fleet.heartbeat_interval: sent with the offer, as an offer without one stops opamp-go's heartbeats. */
+  readonly heartbeatIntervalMs: number;
+  readonly logger: Logger;
+}
+
+/** The offer's hash: the certificate's SHA-256, so a repeated offer is recognisably the same. */
+const hashOf = (certPem: string): Uint8Array => createHash('sha256').update(certPem).digest();
+
+export function createCertificateOffers(deps: CertificateOfferDeps): CertificateOffers {
+  const { ca, logger } = deps;
+  /** Ids a certificate was issued for (or is being signed for) on each connection. */
+  const issued = new WeakMap<OpampConnection, Set<InstanceUid>>();
+  const heartbeatIntervalSeconds = Math.max(1, Math.ceil(deps.heartbeatIntervalMs / 1000));
+
+  const errorReply = (connection: OpampConnection, uidBytes: Uint8Array, text: string) =>
+    encodeServerToAgent(
+      { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: text } },
+      connection.replyHeadroom,
+    );
+
+  function offerReply(connection: OpampConnection, uidBytes: Uint8Array, certPem: string): Uint8Array {
+    const connectionSettings: ConnectionSettingsOfferFields = {
+      hash: hashOf(certPem),
+      opamp: {
+        destinationEndpoint: connection.admission?.url ?? '',
+        certificate: { cert: Buffer.from(certPem), caCert: Buffer.from(ca.caPem) },
+        heartbeatIntervalSeconds,
+      },
+    };
+    return encodeServerToAgent({ instanceUid: uidBytes, connectionSettings }, connection.replyHeadroom);
+  }
+
+  async function issue(
+    connection: OpampConnection,
+    uid: InstanceUid,
+    uidBytes: Uint8Array,
+    csr: Uint8Array,
+    at: number,
+    notIssued: () => void,
+  ): Promise<Uint8Array | undefined> {
+    const credential = connection.admission?.credential;
+    const signed = await ca.signAgentCsr({ csrPem: csr, instanceUid: uid, credential, now: at });
+    if (!signed.ok) {
+      notIssued();
+      deps.refused('csr_invalid');
+      logger.warn({ uid, remoteAddr: connection.remoteAddr, reason: signed.reason }, 'CSR refused');
+      // A plain-HTTP reply went with its message already folded: an error cannot join it.
+      return connection.transport === 'ws' ? errorReply(connection, uidBytes, signed.reason) : undefined;
+    }
+    const issuedBy = credential === undefined ? 'none' : credentialLabel(credential);
+    const { serial, notBefore, notAfter } = signed;
+    await deps.store.recordIssued({ serial, uid, notBefore, notAfter, issuedAt: at, issuedBy });
+    logger.info(
+      { uid, serial, notAfter: new Date(notAfter).toISOString(), issuedBy },
+      'agent certificate issued',
+    );
+    return offerReply(connection, uidBytes, signed.certPem);
+  }
+
+  function answer(
+    connection: OpampConnection,
+    uid: InstanceUid,
+    uidBytes: Uint8Array,
+    csr: Uint8Array,
+    at: number,
+  ): CertificateAnswer {
+    const admission = connection.admission;
+    const onConnection = issued.get(connection) ?? new Set<InstanceUid>();
+    const presented = admission?.presented?.instanceUid === uid ? admission.presented : undefined;
+    const decision = decideCertificate({
+      uid,
+      trustDomain: ca.trustDomain,
+      credential: admission?.credential,
+      presented,
+      issuedOnConnection: onConnection.has(uid),
+      now: at,
+    });
+    if (decision.action === 'refuse') return refuse(connection, uid, decision.reason, decision.text);
+    const parsed = parseCsr(csr);
+    if (!parsed.ok) return refuse(connection, uid, 'csr_invalid', parsed.reason);
+    if (decision.action === 'keep') {
+      logger.debug({ uid, why: decision.why }, 'CSR answered with no new certificate');
+      return { after: Promise.resolve(undefined) };
+    }
+    issued.set(connection, onConnection.add(uid));
+    // A CSR refused after all, or a certificate not issued, leaves the connection free to ask again.
+    const notIssued = () => void onConnection.delete(uid);
+    const after = issue(connection, uid, uidBytes, csr, at, notIssued).catch((error: unknown) => {
+      // Signing or recording failed: nothing is offered (an unrecorded certificate could not be revoked).
+      notIssued();
+      logger.error({ err: error, uid }, 'agent certificate could not be issued');
+      return undefined;
+    });
+    return { after };
+  }
+
+  function refuse(
+    connection: OpampConnection,
+    uid: InstanceUid,
+    reason: string,
+    text: string,
+  ): CertificateAnswer {
+    deps.refused(reason);
+    logger.warn({ uid, remoteAddr: connection.remoteAddr, reason: text }, 'CSR refused');
+    return { refused: text };
+  }
+
+  return { capabilities: certificateCapabilities, answer };
+}
