@@ -55,6 +55,7 @@ export function agent(spec: AgentSpec = {}): AgentState {
     remoteConfigStatus: null,
     offeredConfigHash: null,
     rolledBackFrom: null,
+    availableComponents: null,
     connected: true,
     session: testSession,
     connectionChangedAt: Date.UTC(2026, 0, 1),

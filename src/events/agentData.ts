@@ -51,6 +51,18 @@ export interface PackageStatuses {
   readonly errorMessage: string;
 }
 
+/**
+ * What the agent can run (AgentToServer.available_components): component kinds (`receivers`,
+ * `processors`, `exporters`, `extensions`, `connectors` for a Collector) to the sorted type names of
+ * each (`otlp`, `batch`, …). Empty `components` when the agent sent only its hash (the supervisor
+ * does until the service asks with ReportAvailableComponents).
+ */
+export interface AvailableComponents {
+  /** Lowercase hex. */
+  readonly hash: string;
+  readonly components: Readonly<Record<string, readonly string[]>>;
+}
+
 export type RemoteConfigState = 'unset' | 'applied' | 'applying' | 'failed';
 
 /** What the agent says of the remote config it last received (AgentToServer.remote_config_status). */

@@ -9,6 +9,7 @@
 
 import type {
   AgentDescription,
+  AvailableComponents,
   ComponentHealth,
   EffectiveConfig,
   PackageStatuses,
@@ -46,6 +47,12 @@ export type AgentEffectiveConfigReported = Fact<
 export type AgentPackageStatusesReported = Fact<
   'AgentPackageStatusesReported',
   { uid: InstanceUid; packages: PackageStatuses }
+>;
+
+/** The agent reported what it can run (available_components). */
+export type AgentAvailableComponentsReported = Fact<
+  'AgentAvailableComponentsReported',
+  { uid: InstanceUid; components: AvailableComponents }
 >;
 
 /** The agent reported what became of the remote config it last received (remote_config_status). */
@@ -130,6 +137,7 @@ export type AgentEvent =
   | AgentHealthReported
   | AgentEffectiveConfigReported
   | AgentPackageStatusesReported
+  | AgentAvailableComponentsReported
   | AgentRemoteConfigReported
   | AgentComplianceChanged
   | AgentFullStateRequested

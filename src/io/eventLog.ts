@@ -108,6 +108,7 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
     case 'AgentHealthReported':
     case 'AgentEffectiveConfigReported':
     case 'AgentPackageStatusesReported':
+    case 'AgentAvailableComponentsReported':
       return;
     default: {
       const _exhaustive: never = event;

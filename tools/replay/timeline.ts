@@ -11,6 +11,7 @@ export type TimelineEntry =
   | { at: string; event: 'health_changed'; healthy: boolean; status: string; last_error: string }
   | { at: string; event: 'compliance_changed'; missing: readonly string[]; conflicts: readonly string[] }
   | { at: string; event: 'full_state_requested'; reason: string }
+  | { at: string; event: 'available_components'; hash: string; kinds: number }
   | { at: string; event: 'remote_config_reported'; hash: string; status: string; error: string }
   | { at: string; event: 'remote_config_sent'; hash: string }
   | { at: string; event: 'command_sent'; command: string }
@@ -93,6 +94,11 @@ export function collectTimelines(
       case 'AgentRemoteConfigReported': {
         const { hash, status, errorMessage } = event.data.status;
         t.entries.push({ at, event: 'remote_config_reported', hash, status, error: errorMessage });
+        return;
+      }
+      case 'AgentAvailableComponentsReported': {
+        const { hash, components } = event.data.components;
+        t.entries.push({ at, event: 'available_components', hash, kinds: Object.keys(components).length });
         return;
       }
       case 'AgentCommandSent':

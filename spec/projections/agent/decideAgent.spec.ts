@@ -31,6 +31,7 @@ const message = (over: Partial<AgentMessage> = {}): AgentMessage => ({
   health: undefined,
   effectiveConfig: undefined,
   packageStatuses: undefined,
+  availableComponents: undefined,
   remoteConfigStatus: undefined,
   disconnect: false,
   ...over,

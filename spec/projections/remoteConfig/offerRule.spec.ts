@@ -50,6 +50,7 @@ class Conversation {
         : undefined,
       effectiveConfig: undefined,
       packageStatuses: undefined,
+      availableComponents: undefined,
       remoteConfigStatus: first ? { hash: '', status: 'unset', errorMessage: '' } : undefined,
       disconnect: false,
       ...over,

@@ -183,6 +183,8 @@ function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
     health: undefined,
     effectiveConfig: undefined,
     packageStatuses: undefined,
+    // available_components (field 14) is rare: protobufjs reads it (the default case gives up).
+    availableComponents: undefined,
     remoteConfigStatus: undefined,
     disconnect: false,
     customMessage: undefined,

@@ -10,6 +10,7 @@ import type { ServerToAgentFields } from './wireTypes.ts';
 /** AcceptsStatus | OffersRemoteConfig | AcceptsEffectiveConfig | AcceptsPackagesStatus. */
 export const serverCapabilities = 0x1 | 0x2 | 0x4 | 0x10;
 export const ReportFullState = 0x1;
+export const ReportAvailableComponents = 0x2;
 /**
  * OffersConnectionSettings | AcceptsConnectionSettingsRequest: declared with the agent CA, which
  * answers CSRs with an offer of OpAMP connection settings (certificateOffer.ts).
@@ -18,7 +19,10 @@ export const certificateCapabilities = 0x20 | 0x40;
 
 export function replyFields(uidBytes: Uint8Array, intent: ReplyIntent): ServerToAgentFields {
   const fields: ServerToAgentFields = { instanceUid: uidBytes };
-  if (intent.reportFullState) fields.flags = ReportFullState;
+  const flags =
+    (intent.reportFullState ? ReportFullState : 0) |
+    (intent.reportAvailableComponents === true ? ReportAvailableComponents : 0);
+  if (flags !== 0) fields.flags = flags;
   // CommandType_Restart is 0: the sub-message is present and empty, which protobufjs still encodes.
   if (intent.command === 'restart') fields.command = { type: 0 };
   return fields;

@@ -14,6 +14,7 @@ export function toAgentMessage(msg: DecodedAgentToServer, uid: InstanceUid): Age
     health: msg.health,
     effectiveConfig: msg.effectiveConfig,
     packageStatuses: msg.packageStatuses,
+    availableComponents: msg.availableComponents,
     remoteConfigStatus: msg.remoteConfigStatus,
     disconnect: msg.disconnect,
   };

@@ -5,6 +5,7 @@
 import type {
   AgentDescription,
   Attributes,
+  AvailableComponents,
   ComponentHealth,
   EffectiveConfig,
   PackageState,
@@ -176,6 +177,24 @@ function certificateRequestOf(msg: WireAgentToServer): Uint8Array | undefined {
   return request == null ? undefined : (request.csr ?? new Uint8Array());
 }
 
+/** Kinds an agent may report, and types per kind: more is cut (reportLimits.ts bounds the message). */
+const maxComponentKinds = 64;
+const maxComponentsPerKind = 4096;
+
+/** Two levels, as the Collector reports them: kind (`receivers`) → type (`otlp`); metadata dropped. */
+export function toAvailableComponents(
+  a: NonNullable<WireAgentToServer['availableComponents']>,
+): AvailableComponents {
+  const components: Record<string, readonly string[]> = {};
+  for (const kind of Object.keys(a.components ?? {})
+    .sort()
+    .slice(0, maxComponentKinds)) {
+    const types = Object.keys(a.components?.[kind]?.subComponentMap ?? {});
+    components[kind] = types.sort().slice(0, maxComponentsPerKind);
+  }
+  return { hash: Buffer.from(a.hash ?? []).toString('hex'), components };
+}
+
 /** protobufjs's AgentToServer in the decoder's one shape (decodedAgentToServer.ts). */
 export function fromWire(msg: WireAgentToServer, bodies: SharedText): DecodedAgentToServer {
   const cm = msg.customMessage;
@@ -188,6 +207,8 @@ export function fromWire(msg: WireAgentToServer, bodies: SharedText): DecodedAge
     health: msg.health != null ? toHealth(msg.health) : undefined,
     effectiveConfig: msg.effectiveConfig != null ? toEffectiveConfig(msg.effectiveConfig, bodies) : undefined,
     packageStatuses: msg.packageStatuses != null ? toPackageStatuses(msg.packageStatuses) : undefined,
+    availableComponents:
+      msg.availableComponents != null ? toAvailableComponents(msg.availableComponents) : undefined,
     remoteConfigStatus:
       msg.remoteConfigStatus != null ? toRemoteConfigStatus(msg.remoteConfigStatus) : undefined,
     disconnect: msg.agentDisconnect != null,

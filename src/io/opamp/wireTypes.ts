@@ -67,6 +67,10 @@ export interface WireAgentToServer {
     serverProvidedAllPackagesHash: Uint8Array;
     errorMessage: string;
   }>;
+  availableComponents?: Maybe<{
+    components?: Maybe<Record<string, WireComponentDetails>>;
+    hash?: Maybe<Uint8Array>;
+  }>;
   agentDisconnect?: Maybe<object>;
   customCapabilities?: Maybe<{ capabilities: string[] }>;
   customMessage?: Maybe<WireCustomMessage>;
@@ -116,4 +120,9 @@ export function toBigUint(value: Wire64 | null | undefined): bigint {
 /** Exact signed 64-bit value (AnyValue int_value). */
 export function toBigInt(value: Wire64 | null | undefined): bigint {
   return BigInt.asIntN(64, toBigUint(value));
+}
+
+/** ComponentDetails: metadata (ignored) and the components below this one. */
+export interface WireComponentDetails {
+  subComponentMap?: Maybe<Record<string, WireComponentDetails>>;
 }

@@ -111,6 +111,7 @@ function summaryFromRow(row: Row, connected: boolean): AgentState {
         : { hash: row[24] as string, status: row[25] as RemoteConfigState, errorMessage: row[26] as string },
     offeredConfigHash: null,
     rolledBackFrom: null,
+    availableComponents: null,
     connected,
     session,
     connectionChangedAt: num(row[22]) ?? sessionUpdatedAt ?? lastSeen,

@@ -4,6 +4,7 @@
 
 import type {
   AgentDescription,
+  AvailableComponents,
   ComponentHealth,
   EffectiveConfig,
   PackageStatuses,
@@ -20,6 +21,7 @@ export interface AgentMessage {
   readonly health: ComponentHealth | undefined;
   readonly effectiveConfig: EffectiveConfig | undefined;
   readonly packageStatuses: PackageStatuses | undefined;
+  readonly availableComponents: AvailableComponents | undefined;
   readonly remoteConfigStatus: RemoteConfigStatus | undefined;
   /** The message carried agent_disconnect: the agent says goodbye. */
   readonly disconnect: boolean;

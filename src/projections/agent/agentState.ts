@@ -7,6 +7,7 @@ import type {
   EffectiveConfig,
   PackageStatuses,
   RemoteConfigStatus,
+  AvailableComponents,
   Session,
 } from '../../events/agentData.ts';
 import type { InstanceUid } from '../../events/ids.ts';
@@ -25,6 +26,8 @@ export interface AgentState {
   readonly health: ComponentHealth | null;
   readonly effectiveConfig: EffectiveConfig | null;
   readonly packages: PackageStatuses | null;
+  /** What the agent can run; null until it reports it (kept in memory only). */
+  readonly availableComponents: AvailableComponents | null;
   readonly missingAttributes: readonly string[];
   readonly reservedAttributeConflicts: readonly string[];
   readonly complianceUpdatedAt: number | null;

@@ -8,7 +8,7 @@
 //
 // Event order (docs/events.md): AgentConnected? → AgentCheckedIn → AgentStatusReported? →
 // AgentHealthReported? → AgentEffectiveConfigReported? → AgentPackageStatusesReported? →
-// AgentRemoteConfigReported? → AgentComplianceChanged? → AgentFullStateRequested? →
+// AgentAvailableComponentsReported? → AgentRemoteConfigReported? → AgentComplianceChanged? → AgentFullStateRequested? →
 // AgentRemoteConfigOffered? → AgentDisconnected? (agent_disconnect)
 
 import type { Session } from '../../events/agentData.ts';
@@ -18,6 +18,7 @@ import type { DesiredConfig } from '../remoteConfig/desiredConfig.ts';
 import { shouldOffer } from '../remoteConfig/offerRule.ts';
 import { presentParts, type AgentMessage } from './agentMessage.ts';
 import type { AgentState } from './agentState.ts';
+import { asksForComponents, componentsToRecord } from './availableComponents.ts';
 import { evolveAgent, evolveAgentAll } from './evolveAgent.ts';
 import { decideFullState } from './fullState.ts';
 
@@ -43,6 +44,8 @@ export interface DecisionContext {
 export interface ReplyIntent {
   /** ServerToAgentFlags_ReportFullState. */
   readonly reportFullState: boolean;
+  /** ServerToAgentFlags_ReportAvailableComponents (availableComponents.ts). */
+  readonly reportAvailableComponents?: boolean | undefined;
   /** AgentRemoteConfig to send, when the offer rule says so. */
   readonly remoteConfig: DesiredConfig | undefined;
   /** ServerToAgentCommand to send (never with anything else: capable agents run it and skip the rest). */
@@ -78,6 +81,8 @@ function reported(known: AgentState | undefined, m: AgentMessage, ctx: DecisionC
     events.push({ type: 'AgentEffectiveConfigReported', at, data: { uid, config: m.effectiveConfig } });
   if (m.packageStatuses)
     events.push({ type: 'AgentPackageStatusesReported', at, data: { uid, packages: m.packageStatuses } });
+  const components = componentsToRecord(known?.availableComponents ?? null, m.availableComponents);
+  if (components) events.push({ type: 'AgentAvailableComponentsReported', at, data: { uid, components } });
   if (m.remoteConfigStatus)
     events.push({ type: 'AgentRemoteConfigReported', at, data: { uid, status: m.remoteConfigStatus } });
   if (m.description) {
@@ -137,7 +142,15 @@ export function decideAgent(
     events.push({ type: 'AgentDisconnected', at: ctx.at, data: { uid, reason: 'agent_disconnect' } });
   // What the decision added after the reports (full state asked, offer, goodbye), folded onto `after`.
   const state = events.length === reportedCount ? after : evolveAgentAll(after, events.slice(reportedCount));
-  return { events, state, reply: { reportFullState: fullState !== null, remoteConfig } };
+  const reportAvailableComponents =
+    !message.disconnect &&
+    after !== undefined &&
+    asksForComponents(after, message.availableComponents, opensConnection(known, ctx));
+  return {
+    events,
+    state,
+    reply: { reportFullState: fullState !== null, remoteConfig, reportAvailableComponents },
+  };
 }
 
 /** A WebSocket that held the agent closed: it is disconnected. */

@@ -24,6 +24,7 @@ function registered(event: Extract<AgentEvent, { type: 'AgentConnected' }>): Age
     health: null,
     effectiveConfig: null,
     packages: null,
+    availableComponents: null,
     missingAttributes: noStrings,
     reservedAttributeConflicts: noStrings,
     complianceUpdatedAt: null,
@@ -80,6 +81,9 @@ function write(draft: Draft, event: AgentEvent): void {
       return;
     case 'AgentPackageStatusesReported':
       draft.packages = event.data.packages;
+      return;
+    case 'AgentAvailableComponentsReported':
+      draft.availableComponents = event.data.components;
       return;
     case 'AgentRemoteConfigReported':
       draft.rolledBackFrom = rolledBackFrom(

@@ -49,6 +49,7 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
       return event.data.uid;
     case 'AgentCheckedIn':
     case 'AgentFullStateRequested':
+    case 'AgentAvailableComponentsReported': // in memory only: another replica asks the agent again
     case 'AgentsSoftDeleted':
     case 'AgentRemoteConfigOffered':
     case 'AgentCommandSent':

@@ -118,6 +118,7 @@ export function evolveFleetCounters(
     case 'AgentComplianceChanged':
     case 'AgentFullStateRequested':
     case 'AgentRemoteConfigReported':
+    case 'AgentAvailableComponentsReported':
     case 'AgentCommandSent':
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':

@@ -86,6 +86,11 @@ export interface AgentDetail extends AgentSummary {
   /** The reported component health tree; null until health is reported. */
   readonly health: HealthView | null;
   readonly remote_config: RemoteConfigView;
+  /** What the agent can run, kind → types; null until reported (only its hash: empty components). */
+  readonly available_components: {
+    readonly hash: string;
+    readonly components: Readonly<Record<string, readonly string[]>>;
+  } | null;
 }
 
 const noAttributes: Attributes = Object.freeze({});
@@ -186,5 +191,6 @@ export function agentDetail(
     packages_error: agent.packages?.errorMessage ?? '',
     health: agent.health === null ? null : healthView(agent.health),
     remote_config: remoteConfigView(agent, desired),
+    available_components: agent.availableComponents,
   };
 }

@@ -85,6 +85,7 @@ export function syntheticAgent(n: number, lastSeen: number): AgentState {
     remoteConfigStatus: null,
     offeredConfigHash: null,
     rolledBackFrom: null,
+    availableComponents: null,
     connected: true,
     session: {
       connectionId: 1 as ConnectionId,

@@ -99,6 +99,19 @@ export const agentSchemas: Record<string, Schema> = {
         keeps_last_applied: bool,
         rolled_back_from: nullable(str('The hash the agent took and went back from; not offered again')),
       }),
+      available_components: {
+        ...nullable(
+          object({
+            hash: str(),
+            components: {
+              ...mapOf(arrayOf(str())),
+              description: 'Kind (receivers, exporters, …) → type names',
+            },
+          }),
+        ),
+        description:
+          'What the agent can run; null until reported; empty components while only the hash is known',
+      },
       credential: {
         ...nullable(ref('AgentCredential')),
         description:
