@@ -14,7 +14,10 @@ import type { Config } from './io/config/schema.ts';
 import { baseUrl, closeServer, createPlainServer, createTlsServer, listen } from './io/listen.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
+import { createAgentAdmission } from './io/opamp/agentAdmission.ts';
+import { strictPolicy } from './io/opamp/connectionOwners.ts';
 import { createEnrollment } from './io/opamp/enrollment.ts';
+import { createRefusalLog } from './io/opamp/refusalLog.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
@@ -84,9 +87,16 @@ function loadPersistence(): typeof PersistenceModule {
   return createRequire(import.meta.url)('./persistence/persistence.ts') as typeof PersistenceModule;
 }
 
+/**
+ * How long a credential's binding read from the store admits it without asking again (a plain-HTTP
+ * agent connects per poll); also how late a change of holder made on another replica is seen here.
+ */
+const bindingCacheMs = 5 * 60_000;
+
 export function createApp(config: Config, deps: AppDeps): App {
   const { logger } = deps;
   const scheduler = deps.scheduler ?? asyncScheduler;
+  const refusalLog = createRefusalLog(logger, () => scheduler.now());
   const onError = (projection: string, error: unknown) =>
     logger.error({ err: error, projection }, 'projection failed');
   // SPEC durability rule 1: with database.host empty nothing of persistence is created.
@@ -106,8 +116,18 @@ export function createApp(config: Config, deps: AppDeps): App {
       traffic.errors++;
       serverTelemetry.protocol.messageFailed(reason);
     },
-    refused: (reason: string) => serverTelemetry.protocol.refused(reason),
+    refused: (reason: string, remoteAddr = '') => {
+      serverTelemetry.protocol.refused(reason);
+      refusalLog.refused(reason, remoteAddr);
+    },
   };
+  // Bindings of ids to credentials: asked through `credentials`, made once persistence exists below.
+  const admission = createAgentAdmission({
+    store: { bind: (uid, credential, at) => credentials.bind(uid, credential, at) },
+    cacheMs: bindingCacheMs,
+    cacheSize: config.fleet.max_agents,
+    onStoreError: (error) => logger.error({ err: error }, 'credential store failed: agent refused'),
+  });
   const core = createFleetCore({
     scheduler,
     fleet: {
@@ -115,7 +135,10 @@ export function createApp(config: Config, deps: AppDeps): App {
       staleMissedHeartbeats: config.fleet.stale_missed_heartbeats,
       requiredAttributes: config.fleet.required_attributes,
       reportLimits: config.agents.limits,
+      maxAgents: config.fleet.max_agents,
+      ownership: strictPolicy(config.agents.max_per_gateway),
     },
+    admission,
     observer: protocol,
     onError,
     // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
@@ -169,7 +192,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     enrollment,
     onRefused: (reason, remoteAddr) => {
       metrics.protocol.refused(reason);
-      logger.warn({ reason, remoteAddr }, 'opamp connection refused');
+      refusalLog.refused(reason, remoteAddr);
     },
   });
 

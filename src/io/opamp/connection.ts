@@ -6,13 +6,35 @@
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
+import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { Selector } from '../../projections/filter/selector.ts';
 import { toInstanceUid } from './instanceUid.ts';
+
+/**
+ * What the request that opened a connection authenticated with (agentAdmission.ts): none in open
+ * mode (no token configured, no client certificate).
+ */
+export interface ConnectionAuth {
+  readonly credential: AgentCredential;
+  /** A token's selector: what an agent using it may claim to be (docs/security.md). */
+  readonly selector?: Selector | undefined;
+}
 
 export interface OpampConnection {
   readonly id: ConnectionId;
   readonly transport: Transport;
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
+  /** The credential the request presented; undefined in open mode. */
+  readonly auth: ConnectionAuth | undefined;
+  /**
+   * Ids admitted on this connection (their binding to `auth` is known; agentAdmission.ts): the last
+   * one, and every earlier one of a gateway. Written only by the admission.
+   */
+  admitted: InstanceUid | undefined;
+  admittedMore: Set<InstanceUid> | undefined;
+  /** Set when the handler was told the connection closed: a message decided later folds nothing. */
+  closed: boolean;
   /** Set by the first gateway connect handshake on this connection. */
   isGateway: boolean;
   /** Whether a reply went out already (server capabilities go on the first reply of a WebSocket). */
@@ -21,6 +43,8 @@ export interface OpampConnection {
   session(): Session;
   /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
   send?: (message: Uint8Array, tail?: Uint8Array) => void;
+  /** Closes a WebSocket (its agents' credential was revoked); set by its transport. */
+  close?: (code: number, reason: string) => void;
   /**
    * Bytes the transport writes in front of every reply on this connection (a WebSocket's framing
    * header): the handler encodes replies after that many zero bytes (HandleResult, push).
@@ -49,6 +73,10 @@ export class Connection implements OpampConnection {
   readonly transport: Transport;
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
+  readonly auth: ConnectionAuth | undefined;
+  admitted: InstanceUid | undefined = undefined;
+  admittedMore: Set<InstanceUid> | undefined = undefined;
+  closed = false;
   isGateway = false;
   replied = false;
   get replyHeadroom(): number {
@@ -62,11 +90,18 @@ export class Connection implements OpampConnection {
   #uid2 = 0;
   #uid3 = 0;
 
-  constructor(transport: Transport, remoteAddr: string, tlsSubject: string | null, id: ConnectionId) {
+  constructor(
+    transport: Transport,
+    remoteAddr: string,
+    tlsSubject: string | null,
+    id: ConnectionId,
+    auth?: ConnectionAuth,
+  ) {
     this.id = id;
     this.transport = transport;
     this.remoteAddr = remoteAddr;
     this.tlsSubject = tlsSubject;
+    this.auth = auth;
   }
 
   instanceUid(bytes: Uint8Array): InstanceUid | undefined {
@@ -106,6 +141,7 @@ export function createConnection(
   remoteAddr: string,
   tlsSubject: string | null,
   id: ConnectionId,
+  auth?: ConnectionAuth,
 ): OpampConnection {
-  return new Connection(transport, remoteAddr, tlsSubject, id);
+  return new Connection(transport, remoteAddr, tlsSubject, id, auth);
 }

@@ -3,13 +3,17 @@
 // carries comes out of the decision (projections/agent/decideAgent.ts) as data; the handler never
 // reads a projection back after publishing. Protocol noise (bad bytes, bad ids) is a value: an error
 // reply, counted, nothing stored.
-// Contract: never called concurrently for one connection; calls arrive in message order.
+// Contract: never called concurrently for one connection; calls arrive in message order, and when
+// handle() returns a promise (the first message of an id whose binding to the connection's
+// credential is not known: agentAdmission.ts) the transport waits for it before the next message.
 
 import type { EventBus } from '../../events/bus.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { checkReport, type ReportLimits } from '../../projections/agent/reportLimits.ts';
+import type { AgentMessage } from '../../projections/agent/agentMessage.ts';
+import { outsideScope } from '../../projections/identity/tokenScope.ts';
 import {
   decideAgent,
   decideCommand,
@@ -19,12 +23,14 @@ import {
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import { evolveAgentAll } from '../../projections/agent/evolveAgent.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
+import type { Admission, AgentAdmission } from './agentAdmission.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
-import { isRefusal, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
+import { isRefusal, type Claim, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
 import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes } from './instanceUid.ts';
+import { refusalReply } from './refusal.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
@@ -52,14 +58,30 @@ export type HandleResult =
    * ServerErrorResponse of type BadRequest); undecodable bytes have no reply and are skipped (as
    * opamp-go does). On HTTP either becomes a 400.
    */
-  | { readonly ok: false; readonly reply: Uint8Array | null; readonly error: string };
+  | {
+      readonly ok: false;
+      readonly reply: Uint8Array | null;
+      readonly error: string;
+      /** The HTTP status (400 when absent) and headers a plain-HTTP agent gets (refusal.ts). */
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+/** A HandleResult now, or once the credential store answered (agentAdmission.ts). */
+export type PendingResult = HandleResult | Promise<HandleResult>;
+
+/** The result of a call that cannot wait: a host without credentials (the offline replay, specs). */
+export function handledNow(result: PendingResult): HandleResult {
+  if (result instanceof Promise) throw new Error('the message waits for the credential store');
+  return result;
+}
 
 /** Counts what the metrics collector reports for the protocol (messages and message errors). */
 export interface ProtocolObserver {
   messageReceived(): void;
   messageFailed(reason: string): void;
   /** A message refused by a rule rather than unreadable (svc_opamp_refused_total{reason}). */
-  refused?(reason: string): void;
+  refused?(reason: string, remoteAddr?: string): void;
 }
 
 export interface HandlerDeps {
@@ -68,7 +90,7 @@ export interface HandlerDeps {
   readonly decoder: Decoder;
   readonly encoder: Encoder;
   /** Read for what is known of an agent; told what was decided when the bus delivers later. */
-  readonly registry: Pick<RegistryProjection, 'get' | 'decided'>;
+  readonly registry: Pick<RegistryProjection, 'get' | 'decided' | 'size'>;
   readonly now: () => number;
   readonly requiredAttributes: readonly string[];
   /** agents.limits: what one report may hold (reportLimits.ts); a report past one is refused. */
@@ -76,6 +98,10 @@ export interface HandlerDeps {
   readonly observer: ProtocolObserver;
   /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
+  /** Whether a connection's credential may speak for an id (agentAdmission.ts); all may when absent. */
+  readonly admission?: AgentAdmission | undefined;
+  /** fleet.max_agents: a new agent past it is refused (Unavailable); unlimited when absent. */
+  readonly maxAgents?: number | undefined;
   /** Which connection holds which agent (connectionOwners.ts); the handler claims and binds. */
   readonly owners: ConnectionOwners;
   /** Commands waiting for agents held here (restart jobs). */
@@ -87,7 +113,7 @@ export interface HandlerDeps {
 }
 
 export interface OpampHandler {
-  handle(connection: OpampConnection, payload: Uint8Array): HandleResult;
+  handle(connection: OpampConnection, payload: Uint8Array): PendingResult;
   /** A WebSocket closed: every agent still bound to it is disconnected at once. */
   closed(connection: OpampConnection): void;
   /**
@@ -120,17 +146,15 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     return { ok: false, reply, error };
   }
 
-  /**
-   * A readable message refused by a rule: answered on both transports with a ServerErrorResponse of
-   * type BadRequest carrying the reason (an HTTP agent gets it in a 200, as OpAMP has it), counted by
-   * the caller, nothing folded.
-   */
-  function badRequest(connection: OpampConnection, uidBytes: Uint8Array, reason: string): HandleResult {
-    const reply = encoder.encode(
-      { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: reason } },
-      connection.replyHeadroom,
-    );
-    return { ok: true, reply };
+  /** A readable message refused by a rule (refusal.ts): counted, logged by the host, nothing folded. */
+  function refuse(
+    connection: OpampConnection,
+    uidBytes: Uint8Array,
+    reason: string,
+    text: string,
+  ): HandleResult {
+    observer.refused?.(reason, connection.remoteAddr);
+    return refusalReply(encoder, connection, uidBytes, reason, text);
   }
 
   /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
@@ -193,7 +217,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     return { ok: true, reply };
   }
 
-  function handle(connection: OpampConnection, payload: Uint8Array): HandleResult {
+  function handle(connection: OpampConnection, payload: Uint8Array): PendingResult {
     const at = now();
     observer.messageReceived();
     deps.onInbound?.(connection, payload, at);
@@ -215,33 +239,92 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`,
       );
     if ((msg.flags & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
+    return safely(connection, uidBytes, () => admitThenHandle(connection, msg, uid, uidBytes, at));
+  }
+
+  /**
+   * Hostile input must not throw out of the handler: translation and decision are pure and run
+   * before anything is published, so a throw (e.g. a RangeError) leaves the registry as it was.
+   */
+  function safely(
+    connection: OpampConnection,
+    uidBytes: Uint8Array,
+    run: () => PendingResult,
+  ): PendingResult {
     try {
-      return handleAgentMessage(connection, msg, uid, uidBytes, at);
+      return run();
     } catch (error) {
-      // Hostile input must not throw out of the handler: translation and decision are pure and run
-      // before anything is published, so a throw here (e.g. a RangeError) leaves the registry as it was.
       return reject(connection, uidBytes, `message could not be processed: ${(error as Error).message}`);
     }
   }
 
-  function handleAgentMessage(
+  /**
+   * What a message may not do whoever holds its id, checked before its credential is: the
+   * connection's claim (connectionOwners.ts), the token's selector, the report limits and
+   * fleet.max_agents. A refusal's reason, or undefined.
+   */
+  function ruleBroken(
+    connection: OpampConnection,
+    message: AgentMessage,
+    claim: Claim | ClaimRefusal,
+    known: AgentState | undefined,
+  ): { reason: string; text: string } | undefined {
+    if (isRefusal(claim)) return { reason: claim, text: refusalText[claim] };
+    const selector = connection.auth?.selector;
+    const outside = selector && message.description && outsideScope(selector, message.description);
+    if (outside) return { reason: 'selector', text: outside };
+    const violation = deps.reportLimits && checkReport(message, deps.reportLimits);
+    if (violation !== undefined) return { reason: violation.limit, text: violation.reason };
+    if (known === undefined && deps.maxAgents !== undefined && registry.size >= deps.maxAgents)
+      return { reason: 'max_agents', text: `the fleet holds fleet.max_agents (${deps.maxAgents}) agents` };
+    return undefined;
+  }
+
+  /**
+   * Rules first, then the credential (synchronous once known; agentAdmission.ts), then the decision.
+   * A message that waited for the store is checked again: the connection may have closed, another
+   * may have claimed the id, the fleet may have filled meanwhile.
+   */
+  function admitThenHandle(
     connection: OpampConnection,
     msg: DecodedAgentToServer,
     uid: InstanceUid,
     uidBytes: Uint8Array,
     at: number,
-  ): HandleResult {
-    const claim = owners.claim(uid, connection);
-    if (isRefusal(claim)) return reject(connection, uidBytes, refusalText[claim]);
+  ): PendingResult {
     const message = toAgentMessage(msg, uid);
-    // Before anything is folded: a report past a limit changes nothing and is answered BadRequest.
-    const violation = deps.reportLimits && checkReport(message, deps.reportLimits);
-    if (violation !== undefined) {
-      observer.refused?.(violation.limit);
-      return badRequest(connection, uidBytes, violation.reason);
-    }
-    const command = message.disconnect ? undefined : deps.commands?.peek(uid);
+    const claim = owners.claim(uid, connection);
     const known = registry.get(uid);
+    const broken = ruleBroken(connection, message, claim, known);
+    if (broken !== undefined) return refuse(connection, uidBytes, broken.reason, broken.text);
+    const admission = deps.admission?.admit(connection, uid, at);
+    if (admission === undefined)
+      return handleAgentMessage(connection, message, uidBytes, at, claim as Claim, known);
+    if (!(admission instanceof Promise))
+      return refuse(connection, uidBytes, admission.reason, admission.text);
+    return admission.then((refusal: Admission) =>
+      safely(connection, uidBytes, () => {
+        if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
+        if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
+        const again = owners.claim(uid, connection);
+        const now = registry.get(uid);
+        const late = ruleBroken(connection, message, again, now);
+        if (late !== undefined) return refuse(connection, uidBytes, late.reason, late.text);
+        return handleAgentMessage(connection, message, uidBytes, at, again as Claim, now);
+      }),
+    );
+  }
+
+  function handleAgentMessage(
+    connection: OpampConnection,
+    message: AgentMessage,
+    uidBytes: Uint8Array,
+    at: number,
+    claim: Claim,
+    known: AgentState | undefined,
+  ): HandleResult {
+    const uid = message.uid;
+    const command = message.disconnect ? undefined : deps.commands?.peek(uid);
     const decision = decideAgent(known, message, {
       at,
       session: connection.session(),
@@ -261,6 +344,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function closed(connection: OpampConnection): void {
     const at = now();
+    connection.closed = true;
     deps.onClosed?.(connection, at);
     // Exactly the agents this connection still holds: one that moved to another socket, said
     // goodbye or was disconnected by the liveness sweep is no longer among them.

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { createConnection, type ConnectionIds } from './connection.ts';
+import { createConnection, type ConnectionAuth, type ConnectionIds } from './connection.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { peerOf } from './peer.ts';
 
@@ -51,7 +51,8 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 export interface HttpTransport {
-  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** `auth`: what the request authenticated with (opampServer.ts); undefined in open mode. */
+  serve(req: IncomingMessage, res: ServerResponse, auth?: ConnectionAuth): Promise<void>;
 }
 
 export function createHttpTransport(
@@ -61,12 +62,17 @@ export function createHttpTransport(
 ): HttpTransport {
   const limit = options.maxMessageBytes;
 
-  function fail(res: ServerResponse, status: number, message: string): void {
-    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+  function fail(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+  ): void {
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', ...headers });
     res.end(`${message}\n`);
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, auth?: ConnectionAuth): Promise<void> {
     let body: Buffer;
     try {
       const raw = await readBody(req, limit);
@@ -81,10 +87,11 @@ export function createHttpTransport(
       return;
     }
     const peer = peerOf(req);
-    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, options.connectionIds());
-    const result = handler.handle(connection, body);
+    const id = options.connectionIds();
+    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, id, auth);
+    const result = await handler.handle(connection, body);
     if (!result.ok) {
-      fail(res, 400, result.error);
+      fail(res, result.status ?? 400, result.error, result.headers);
       return;
     }
     const headers: Record<string, string> = { 'Content-Type': protobufContentType };

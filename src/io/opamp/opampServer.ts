@@ -3,13 +3,15 @@
 // opamp.max_connections counts open WebSockets plus plain-HTTP requests in flight: beyond it new
 // upgrades and requests get 503 with Retry-After, and connections already open keep working.
 // With enrollment tokens configured (enrollment.ts), an upgrade or request without a known token
-// gets 401 with `WWW-Authenticate: Bearer` before anything else of it is read.
+// gets 401 with `WWW-Authenticate: Bearer` before anything else of it is read. What a request
+// authenticated with (peerCredential.ts) goes with its connection to the handler.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
-import { createConnectionIds } from './connection.ts';
+import { createConnectionIds, type ConnectionAuth } from './connection.ts';
 import type { Enrollment, EnrollmentRefusal } from './enrollment.ts';
+import { connectionAuth } from './peerCredential.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createHttpTransport, protobufContentType } from './httpTransport.ts';
 import { createWsTransport, type WsTransport } from './wsTransport.ts';
@@ -71,12 +73,15 @@ export function createOpampServer(
     options.onRefused?.('max_connections', req.socket.remoteAddress ?? '');
     return true;
   };
-  /** The refusal of a request without a known enrollment token; undefined when it may go on. */
-  const unauthorized = (req: IncomingMessage): EnrollmentRefusal | undefined => {
+  /** The refusal of a request without a known enrollment token, else what it authenticated with. */
+  const authenticate = (
+    req: IncomingMessage,
+  ): { refusal: EnrollmentRefusal } | { refusal: undefined; auth: ConnectionAuth | undefined } => {
     const checked = options.enrollment?.check(req.headers.authorization);
-    if (checked === undefined || checked.ok) return undefined;
+    if (checked === undefined || checked.ok)
+      return { refusal: undefined, auth: connectionAuth(req, checked) };
     options.onRefused?.(checked.reason, req.socket.remoteAddress ?? '');
-    return checked.reason;
+    return { refusal: checked.reason };
   };
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -86,7 +91,8 @@ export function createOpampServer(
     };
     if (pathOf(req) !== opampPath) return reply(501, 'Not Implemented');
     if (draining) return reply(503, 'draining', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
-    const refusal = unauthorized(req);
+    const authenticated = authenticate(req);
+    const refusal = authenticated.refusal;
     if (refusal !== undefined)
       return reply(401, refusal === 'missing_credential' ? 'a bearer token is required' : 'unknown token', {
         'WWW-Authenticate': 'Bearer',
@@ -99,7 +105,7 @@ export function createOpampServer(
       return reply(503, 'too many connections', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
     httpInFlight++;
     res.once('close', () => void httpInFlight--);
-    http.serve(req, res).catch((error: unknown) => {
+    http.serve(req, res, 'auth' in authenticated ? authenticated.auth : undefined).catch((error: unknown) => {
       options.onError(error);
       if (!res.headersSent) reply(500, 'internal error');
       else res.destroy();
@@ -112,9 +118,10 @@ export function createOpampServer(
     if (pathOf(req) !== opampPath) return rawResponse(socket, 501, 'Not Implemented');
     if (draining || atCapacity(req))
       return rawResponse(socket, 503, 'Service Unavailable', `Retry-After: ${retryAfterSeconds}\r\n`);
-    if (unauthorized(req) !== undefined)
+    const authenticated = authenticate(req);
+    if (authenticated.refusal !== undefined)
       return rawResponse(socket, 401, 'Unauthorized', 'WWW-Authenticate: Bearer\r\n');
-    ws.upgrade(req, socket, head);
+    ws.upgrade(req, socket, head, authenticated.auth);
   }
 
   return {
