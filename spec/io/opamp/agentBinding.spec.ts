@@ -12,7 +12,7 @@ import { instanceUidBytes } from '../../../src/io/opamp/instanceUid.ts';
 import { agentMessage, description, newUid, postHttp, WsAgent } from '../../support/agentClient.ts';
 import { nextEvent } from '../../support/busWaiter.ts';
 import { configChanged, revision } from '../../support/configs.ts';
-import { opampRefusals } from '../../support/opampRefusals.ts';
+import { refusedDuring } from '../../support/opampRefusals.ts';
 import { startApp } from '../../support/startApp.ts';
 
 const ReportsStatus = 0x1;
@@ -22,23 +22,16 @@ const capabilities = ReportsStatus | AcceptsRemoteConfig | ReportsHealth;
 const BadRequest = 1;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** A full report of `uid`: its description and health. */
-export const report = (uid: string, healthy: boolean, attrs: Record<string, string>, sequenceNum = 0) =>
+const report = (uid: string, healthy: boolean, attrs: Record<string, string>, sequenceNum = 0) =>
   agentMessage(uid, {
     capabilities,
     sequenceNum,
     agentDescription: description(attrs),
     health: { healthy, status: healthy ? 'ok' : 'broken by an impostor' },
   });
-
-/** The change of svc_opamp_refused_total{reason} while `act` runs. */
-export async function refusedDuring(app: App, reason: string, act: () => Promise<unknown>): Promise<number> {
-  const before = (await opampRefusals(app))[reason] ?? 0;
-  await act();
-  return ((await opampRefusals(app))[reason] ?? 0) - before;
-}
 
 /** Checks the rightful agent kept what it reported and its connection, and still gets pushes. */
 async function expectUntouched(app: App, victim: WsAgent, uid: string): Promise<void> {
