@@ -14,12 +14,8 @@
 // handling the connection's next message. The promise never rejects: a store that fails is a refusal.
 
 import type { InstanceUid } from '../../events/ids.ts';
-import {
-  credentialLabel,
-  sameHolder,
-  type AgentCredential,
-} from '../../projections/identity/agentCredential.ts';
-import type { CredentialStore } from '../../projections/identity/credentialStore.ts';
+import { sameHolder, type AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { BindOutcome, CredentialStore } from '../../projections/identity/credentialStore.ts';
 import type { OpampConnection } from './connection.ts';
 
 /** Why an id was refused to a credential (reasons of svc_opamp_refused_total). */
@@ -65,8 +61,23 @@ function remember(connection: OpampConnection, uid: InstanceUid): void {
 const isAdmittedOn = (connection: OpampConnection, uid: InstanceUid): boolean =>
   connection.admitted === uid || connection.admittedMore?.has(uid) === true;
 
+/** Refusals made once, shared by every message they answer. */
+const revoked: AdmissionRefusal = Object.freeze({
+  reason: 'revoked',
+  text: 'the credential of this instance_uid was revoked',
+});
+const storeDown: AdmissionRefusal = Object.freeze({
+  reason: 'credential_store_unavailable',
+  text: 'the binding of instance_uid to its credential could not be checked; try again later',
+});
+
 export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmission {
   const holders = new Map<InstanceUid, Held>();
+  /**
+   * Revocations heard so far. A bind that was in flight while one was heard is asked again: it may
+   * have read the binding before the revocation, when the connection closer found nothing to close.
+   */
+  let revocations = 0;
 
   function hold(uid: InstanceUid, credential: AgentCredential, at: number): void {
     holders.delete(uid);
@@ -76,22 +87,24 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
 
   async function ask(connection: OpampConnection, uid: InstanceUid, at: number): Promise<Admission> {
     const credential = connection.auth!.credential;
+    let bound: BindOutcome;
     try {
-      const bound = await options.store.bind(uid, credential, at);
-      if (bound.outcome === 'revoked')
-        return { reason: 'revoked', text: 'the credential of this instance_uid was revoked' };
-      if (bound.outcome === 'bound_elsewhere')
-        return {
-          reason: 'uid_bound_elsewhere',
-          text: `instance_uid belongs to another credential (${bound.holder.kind})`,
-        };
+      let heard: number;
+      let attempts = 0;
+      do {
+        heard = revocations;
+        bound = await options.store.bind(uid, credential, at);
+      } while (heard !== revocations && bound.outcome === 'bound' && ++attempts < 3);
     } catch (error) {
       options.onStoreError(error);
-      return {
-        reason: 'credential_store_unavailable',
-        text: `the binding of instance_uid to ${credentialLabel(credential)} could not be checked; try again later`,
-      };
+      return storeDown;
     }
+    if (bound.outcome === 'revoked') return revoked;
+    if (bound.outcome === 'bound_elsewhere')
+      return {
+        reason: 'uid_bound_elsewhere',
+        text: `instance_uid belongs to another credential (${bound.holder.kind})`,
+      };
     hold(uid, credential, at);
     remember(connection, uid);
     return undefined;
@@ -109,6 +122,7 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
       return ask(connection, uid, at);
     },
     forget(uid) {
+      revocations++;
       holders.delete(uid);
     },
   };

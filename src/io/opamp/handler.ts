@@ -11,9 +11,8 @@ import type { EventBus } from '../../events/bus.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
-import { checkReport, type ReportLimits } from '../../projections/agent/reportLimits.ts';
+import type { ReportLimits } from '../../projections/agent/reportLimits.ts';
 import type { AgentMessage } from '../../projections/agent/agentMessage.ts';
-import { outsideScope } from '../../projections/identity/tokenScope.ts';
 import {
   decideAgent,
   decideCommand,
@@ -27,7 +26,8 @@ import type { Admission, AgentAdmission } from './agentAdmission.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
-import { isRefusal, type Claim, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
+import type { Claim, ConnectionOwners } from './connectionOwners.ts';
+import { brokenRule } from './messageRules.ts';
 import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes } from './instanceUid.ts';
 import { refusalReply } from './refusal.ts';
@@ -40,12 +40,6 @@ import type { ServerToAgentFields } from './wireTypes.ts';
 
 const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
-
-const refusalText: Readonly<Record<ClaimRefusal, string>> = {
-  uid_bound_elsewhere: 'instance_uid is held by another connection',
-  one_agent_per_connection: 'a connection that is not an accepted gateway carries one agent',
-  max_per_gateway: 'this gateway connection carries the most agents allowed',
-};
 
 export type HandleResult =
   /**
@@ -259,28 +253,6 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   }
 
   /**
-   * What a message may not do whoever holds its id, checked before its credential is: the
-   * connection's claim (connectionOwners.ts), the token's selector, the report limits and
-   * fleet.max_agents. A refusal's reason, or undefined.
-   */
-  function ruleBroken(
-    connection: OpampConnection,
-    message: AgentMessage,
-    claim: Claim | ClaimRefusal,
-    known: AgentState | undefined,
-  ): { reason: string; text: string } | undefined {
-    if (isRefusal(claim)) return { reason: claim, text: refusalText[claim] };
-    const selector = connection.auth?.selector;
-    const outside = selector && message.description && outsideScope(selector, message.description);
-    if (outside) return { reason: 'selector', text: outside };
-    const violation = deps.reportLimits && checkReport(message, deps.reportLimits);
-    if (violation !== undefined) return { reason: violation.limit, text: violation.reason };
-    if (known === undefined && deps.maxAgents !== undefined && registry.size >= deps.maxAgents)
-      return { reason: 'max_agents', text: `the fleet holds fleet.max_agents (${deps.maxAgents}) agents` };
-    return undefined;
-  }
-
-  /**
    * Rules first, then the credential (synchronous once known; agentAdmission.ts), then the decision.
    * A message that waited for the store is checked again: the connection may have closed, another
    * may have claimed the id, the fleet may have filled meanwhile.
@@ -295,7 +267,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const message = toAgentMessage(msg, uid);
     const claim = owners.claim(uid, connection);
     const known = registry.get(uid);
-    const broken = ruleBroken(connection, message, claim, known);
+    const broken = brokenRule(deps, connection, message, claim, known, registry.size);
     if (broken !== undefined) return refuse(connection, uidBytes, broken.reason, broken.text);
     const admission = deps.admission?.admit(connection, uid, at);
     if (admission === undefined)
@@ -307,10 +279,10 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
         if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
         const again = owners.claim(uid, connection);
-        const now = registry.get(uid);
-        const late = ruleBroken(connection, message, again, now);
+        const current = registry.get(uid);
+        const late = brokenRule(deps, connection, message, again, current, registry.size);
         if (late !== undefined) return refuse(connection, uidBytes, late.reason, late.text);
-        return handleAgentMessage(connection, message, uidBytes, at, again as Claim, now);
+        return handleAgentMessage(connection, message, uidBytes, at, again as Claim, current);
       }),
     );
   }
