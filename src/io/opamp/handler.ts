@@ -233,23 +233,19 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
         `instance_uid must be 16 bytes or a 26-character ULID, got ${uidBytes.length} bytes`,
       );
     if ((msg.flags & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
-    return safely(connection, uidBytes, () => admitThenHandle(connection, msg, uid, uidBytes, at));
+    try {
+      return admitThenHandle(connection, msg, uid, uidBytes, at);
+    } catch (error) {
+      return failed(connection, uidBytes, error);
+    }
   }
 
   /**
    * Hostile input must not throw out of the handler: translation and decision are pure and run
    * before anything is published, so a throw (e.g. a RangeError) leaves the registry as it was.
    */
-  function safely(
-    connection: OpampConnection,
-    uidBytes: Uint8Array,
-    run: () => PendingResult,
-  ): PendingResult {
-    try {
-      return run();
-    } catch (error) {
-      return reject(connection, uidBytes, `message could not be processed: ${(error as Error).message}`);
-    }
+  function failed(connection: OpampConnection, uidBytes: Uint8Array, error: unknown): HandleResult {
+    return reject(connection, uidBytes, `message could not be processed: ${(error as Error).message}`);
   }
 
   /**
@@ -274,17 +270,19 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       return handleAgentMessage(connection, message, uidBytes, at, claim as Claim, known);
     if (!(admission instanceof Promise))
       return refuse(connection, uidBytes, admission.reason, admission.text);
-    return admission.then((refusal: Admission) =>
-      safely(connection, uidBytes, () => {
-        if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
-        if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
+    return admission.then((refusal: Admission): HandleResult => {
+      if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
+      if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
+      try {
         const again = owners.claim(uid, connection);
         const current = registry.get(uid);
         const late = brokenRule(deps, connection, message, again, current, registry.size);
         if (late !== undefined) return refuse(connection, uidBytes, late.reason, late.text);
         return handleAgentMessage(connection, message, uidBytes, at, again as Claim, current);
-      }),
-    );
+      } catch (error) {
+        return failed(connection, uidBytes, error);
+      }
+    });
   }
 
   function handleAgentMessage(
