@@ -11,8 +11,10 @@ import { median, round, sleep } from '../support/numbers.ts';
 import { runHttpLoad, runWsLoad, type LoadCounters } from '../support/loadClients.ts';
 import { startBare, type ServerProcess } from '../support/serverProcess.ts';
 import type { StatusMix } from '../support/statusMix.ts';
+import { benchToken, tokenConfig } from '../support/benchToken.ts';
 
-type Target = { server: 'service' | 'bare'; transport: 'ws' | 'http'; mix: StatusMix };
+/** `tokens`: the service with agents.tokens set, every agent presenting the token. */
+type Target = { server: 'service' | 'bare'; transport: 'ws' | 'http'; mix: StatusMix; tokens?: boolean };
 
 function loadOf(ctx: BenchContext) {
   return {
@@ -28,7 +30,7 @@ async function measure(ctx: BenchContext, target: Target) {
   const load = loadOf(ctx);
   const server: ServerProcess =
     target.server === 'service'
-      ? await ctx.startService({ fleet: { heartbeat_interval: '1h' } })
+      ? await ctx.startService({ fleet: { heartbeat_interval: '1h' }, ...(target.tokens ? tokenConfig : {}) })
       : await startBare(target.transport === 'ws' ? 'bareWsServer' : 'bareHttpServer');
   try {
     const counters: LoadCounters = { replies: 0, errors: 0 };
@@ -41,12 +43,18 @@ async function measure(ctx: BenchContext, target: Target) {
               window: load.window,
               mix: target.mix,
               localAddresses: ctx.localAddresses,
+              ...(target.tokens ? { token: benchToken } : {}),
             },
             counters,
           )
         : await runHttpLoad(
             server.opampUrl,
-            { agents: load.httpAgents, mix: target.mix, localAddresses: ctx.localAddresses },
+            {
+              agents: load.httpAgents,
+              mix: target.mix,
+              localAddresses: ctx.localAddresses,
+              ...(target.tokens ? { token: benchToken } : {}),
+            },
             counters,
           );
     await sleep(load.warmupMs);
@@ -71,11 +79,20 @@ async function measure(ctx: BenchContext, target: Target) {
   }
 }
 
-const targets: Target[] = (['realistic', 'thin'] as const).flatMap((mix) =>
-  (['ws', 'http'] as const).flatMap((transport) =>
-    (['bare', 'service'] as const).map((server) => ({ server, transport, mix })),
+const targets: Target[] = [
+  ...(['realistic', 'thin'] as const).flatMap((mix) =>
+    (['ws', 'http'] as const).flatMap((transport) =>
+      (['bare', 'service'] as const).map((server) => ({ server, transport, mix })),
+    ),
   ),
-);
+  // Authentication's cost per message: the realistic mix again, with every agent presenting a token.
+  ...(['ws', 'http'] as const).map((transport) => ({
+    server: 'service' as const,
+    transport,
+    mix: 'realistic' as const,
+    tokens: true,
+  })),
+];
 
 const scenario: Scenario = {
   order: 2,
@@ -87,14 +104,19 @@ const scenario: Scenario = {
     for (const target of targets) {
       const runs = [];
       for (let i = 0; i < ctx.runs; i++) runs.push(await measure(ctx, target));
-      const key = `${target.mix} ${target.server} ${target.transport}`;
+      const key = `${target.mix} ${target.server}${target.tokens ? '+tokens' : ''} ${target.transport}`;
       const m = median(runs.map((r) => r.perCpuSecond));
       perCpu.set(key, m);
       ctx.log(`  ${key}: ${round(m)} msg per CPU-s`);
       const bare = perCpu.get(`${target.mix} bare ${target.transport}`)!;
       rows.push({
         mix: target.mix,
-        server: target.server === 'service' ? 'this service' : `bare ${target.transport}`,
+        server:
+          target.server === 'bare'
+            ? `bare ${target.transport}`
+            : target.tokens
+              ? 'this service, tokens'
+              : 'this service',
         transport: target.transport,
         'messages / server CPU-s (median)': round(m),
         'share of bare': round(m / bare, 2),
@@ -106,6 +128,10 @@ const scenario: Scenario = {
     }
     const wsShare = perCpu.get('realistic service ws')! / perCpu.get('realistic bare ws')!;
     const http = perCpu.get('realistic service http')!;
+    /** Messages per CPU-second with tokens, as a share of without (1 = free). */
+    const tokenShare = (transport: string) =>
+      perCpu.get(`realistic service+tokens ${transport}`)! / perCpu.get(`realistic service ${transport}`)!;
+    const [wsTokens, httpTokens] = [tokenShare('ws'), tokenShare('http')];
     const load = loadOf(ctx);
     return {
       rows,
@@ -114,11 +140,13 @@ const scenario: Scenario = {
         'realistic mix: a full first report (10 attributes, health, 1 KiB effective config), then a repeating cycle of a health change (with a component map of 2 pipelines × 3 components), a 1 KiB effective-config change, a health change back and a description change',
         'thin mix: the same first report, then check-ins carrying only a health flag that alternates',
         `every server is started fresh for each run in its own process; ${load.warmupMs / 1000} s of warm-up, then ${load.measureMs / 1000} s measured; CPU is the server process's utime + stime`,
+        'tokens: agents.tokens set and every agent presenting the token (each id bound to it in the in-memory credential store on its first message)',
         `each figure is the median of ${ctx.runs} run(s); the load generator (raw-socket HTTP/1.1 and WebSocket clients sending pre-encoded messages) runs in the benchmark process, on the same cores as the server`,
       ],
       goals: [
         `WebSocket, realistic mix ≥ 70 % of the bare ws ceiling: ${wsShare >= 0.7 ? 'met' : 'not met'} (${round(wsShare * 100, 1)} %)`,
         `HTTP, realistic mix ≥ 20,000 per CPU-second: ${http >= 20_000 ? 'met' : 'not met'} (${round(http)}; ${round((http / perCpu.get('realistic bare http')!) * 100, 1)} % of bare http)`,
+        `authentication costs ≤ 10 % per message (realistic mix with tokens ≥ 90 % of without): ${Math.min(wsTokens, httpTokens) >= 0.9 ? 'met' : 'not met'} (ws ${round(wsTokens * 100, 1)} %, http ${round(httpTokens * 100, 1)} %)`,
       ],
     };
   },

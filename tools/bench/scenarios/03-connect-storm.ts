@@ -10,6 +10,7 @@ import { median, round } from '../support/numbers.ts';
 import { runWsStorm } from '../support/loadClients.ts';
 import { cpuSeconds } from '../support/procStats.ts';
 import { startBare, type ServerProcess } from '../support/serverProcess.ts';
+import { benchToken, tokenConfig } from '../support/benchToken.ts';
 
 const concurrency = 256;
 
@@ -32,13 +33,14 @@ function collectLoadGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-async function storm(ctx: BenchContext, server: ServerProcess, agents: number) {
+async function storm(ctx: BenchContext, server: ServerProcess, agents: number, token?: string) {
   collectLoadGarbage();
   const cpu0 = cpuSeconds(server.pid);
   const result = await runWsStorm(server.opampUrl, {
     agents,
     concurrency,
     localAddresses: ctx.localAddresses,
+    ...(token === undefined ? {} : { token }),
   });
   const cpu = cpuSeconds(server.pid) - cpu0;
   const inRegistry = server.uiUrl ? await registryTotal(server.uiUrl) : undefined;
@@ -55,7 +57,16 @@ async function measure(ctx: BenchContext, agents: number) {
   const bareRun = await storm(ctx, bare, agents).finally(() => bare.stop());
   const service = await ctx.startService({ fleet: { heartbeat_interval: '1h' } });
   const serviceRun = await storm(ctx, service, agents).finally(() => service.stop());
-  return { bare: bareRun, service: serviceRun, ratio: serviceRun.cpuPerAgentUs / bareRun.cpuPerAgentUs };
+  // The same storm with every agent presenting an enrollment token (each id bound on its first report).
+  const tokened = await ctx.startService({ fleet: { heartbeat_interval: '1h' }, ...tokenConfig });
+  const tokensRun = await storm(ctx, tokened, agents, benchToken).finally(() => tokened.stop());
+  return {
+    bare: bareRun,
+    service: serviceRun,
+    tokens: tokensRun,
+    ratio: serviceRun.cpuPerAgentUs / bareRun.cpuPerAgentUs,
+    tokenRatio: tokensRun.cpuPerAgentUs / serviceRun.cpuPerAgentUs,
+  };
 }
 
 const scenario: Scenario = {
@@ -90,7 +101,16 @@ const scenario: Scenario = {
         'ratio to bare ws (median)': round(ratio, 2),
         'registry total (GET /api/status)': runs.map((r) => r.service.inRegistry ?? 'n/a').join(' / '),
       },
+      {
+        ...row('this service, tokens', (r) => r.tokens),
+        'ratio to bare ws (median)': round(
+          median(runs.map((r) => r.tokens.cpuPerAgentUs / r.bare.cpuPerAgentUs)),
+          2,
+        ),
+        'registry total (GET /api/status)': runs.map((r) => r.tokens.inRegistry ?? 'n/a').join(' / '),
+      },
     ];
+    const tokenRatio = median(runs.map((r) => r.tokenRatio));
     const allRegistered = runs.every(
       (r) => r.service.answered === agents && r.service.errors === 0 && r.service.inRegistry === agents,
     );
@@ -98,6 +118,7 @@ const scenario: Scenario = {
       rows,
       conditions: [
         `${agents} WebSocket agents per storm (capped below the open-files limit, ${ctx.fdLimit}), at most ${concurrency} connecting at a time, spread over ${ctx.localAddresses.length} source addresses; raw-socket clients in the benchmark process, on the same cores as the server`,
+        'this service, tokens: agents.tokens set, every upgrade presents the token and each id is bound to it on its first report (the in-memory credential store)',
         'each agent: WebSocket upgrade, then one first report (10 attributes, health with a component map, 1 KiB effective config), then waits for the reply; sockets stay open until the storm is over',
         'server CPU (utime + stime) from the first connect until every agent had its reply, divided by the agents answered; the bare ws server and the service are stormed one after the other in each run, each started fresh and settled (no CPU used for 200 ms after it printed it was listening), and the load generator collects its own garbage before each storm',
         `each figure is the median of ${ctx.runs} run(s); the ratio is the median of the per-run ratios`,
@@ -105,6 +126,7 @@ const scenario: Scenario = {
       goals: [
         `server CPU per new agent ≤ 1.5× the bare ws server's per handshake and first message: ${ratio <= 1.5 ? 'met' : 'not met'} (${round(ratio, 2)}×)`,
         `all ${agents} registered with no errors: ${allRegistered ? 'met' : 'not met'}`,
+        `authentication costs ≤ 10 % per connection (CPU per agent with tokens ≤ 1.1× without): ${tokenRatio <= 1.1 ? 'met' : 'not met'} (${round(tokenRatio, 2)}×)`,
       ],
     };
   },

@@ -90,11 +90,15 @@ function countFrames(pending: Buffer, onFrame: () => void): Buffer {
   return at === 0 ? pending : pending.subarray(at);
 }
 
-async function upgrade(socket: Socket, url: URL): Promise<Buffer> {
+/** The Authorization header line of an enrollment token (agents.tokens), or nothing. */
+const authorizationLine = (token: string | undefined): string =>
+  token === undefined ? '' : `Authorization: Bearer ${token}\r\n`;
+
+async function upgrade(socket: Socket, url: URL, token?: string): Promise<Buffer> {
   const key = randomBytes(16).toString('base64');
   socket.write(
     `GET /v1/opamp HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-      `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${authorizationLine(token)}\r\n`,
   );
   let received = Buffer.alloc(0);
   for (;;) {
@@ -112,7 +116,14 @@ async function upgrade(socket: Socket, url: URL): Promise<Buffer> {
 /** `connections` WebSockets, one agent each, each keeping `window` messages in flight. */
 export async function runWsLoad(
   baseUrl: string,
-  options: { connections: number; window: number; mix: StatusMix; localAddresses?: readonly string[] },
+  options: {
+    connections: number;
+    window: number;
+    mix: StatusMix;
+    localAddresses?: readonly string[];
+    /** An enrollment token every upgrade presents. */
+    token?: string;
+  },
   counters: LoadCounters,
 ): Promise<StopLoad> {
   const url = new URL(baseUrl);
@@ -125,7 +136,7 @@ export async function runWsLoad(
       key[0]! |= 1; // never all zero
       const socket = await open(url, index, options.localAddresses ?? []);
       sockets.push(socket);
-      let pending = await upgrade(socket, url);
+      let pending = await upgrade(socket, url, options.token);
       const onReply = () => {
         counters.replies++;
         if (running) socket.write(wsFrame(agent.next(), key));
@@ -145,10 +156,10 @@ export async function runWsLoad(
   };
 }
 
-function httpRequest(url: URL, body: Uint8Array): Buffer {
+function httpRequest(url: URL, body: Uint8Array, token?: string): Buffer {
   const head =
     `POST /v1/opamp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/x-protobuf\r\n` +
-    `Content-Length: ${body.length}\r\n\r\n`;
+    `${authorizationLine(token)}Content-Length: ${body.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), body]);
 }
 
@@ -169,7 +180,7 @@ function responseLength(pending: Buffer, status: { code: number }): number {
 /** `agents` HTTP agents, each on its own keep-alive connection with one request in flight. */
 export async function runHttpLoad(
   baseUrl: string,
-  options: { agents: number; mix: StatusMix; localAddresses?: readonly string[] },
+  options: { agents: number; mix: StatusMix; localAddresses?: readonly string[]; token?: string },
   counters: LoadCounters,
 ): Promise<StopLoad> {
   const url = new URL(baseUrl);
@@ -189,11 +200,11 @@ export async function runHttpLoad(
           pending = pending.subarray(length);
           if (status.code === 200) counters.replies++;
           else counters.errors++;
-          if (running) socket.write(httpRequest(url, agent.next()));
+          if (running) socket.write(httpRequest(url, agent.next(), options.token));
         }
       });
       socket.on('error', () => void counters.errors++);
-      socket.write(httpRequest(url, agent.first()));
+      socket.write(httpRequest(url, agent.first(), options.token));
     }),
   );
   return () => {
@@ -218,7 +229,7 @@ export interface StormResult {
  */
 export async function runWsStorm(
   baseUrl: string,
-  options: { agents: number; concurrency: number; localAddresses?: readonly string[] },
+  options: { agents: number; concurrency: number; localAddresses?: readonly string[]; token?: string },
 ): Promise<StormResult> {
   const url = new URL(baseUrl);
   const sockets: Socket[] = [];
@@ -232,7 +243,7 @@ export async function runWsStorm(
     const socket = await open(url, index, options.localAddresses ?? []);
     sockets.push(socket);
     socket.on('error', () => undefined);
-    let pending = await upgrade(socket, url);
+    let pending = await upgrade(socket, url, options.token);
     await new Promise<void>((resolve, reject) => {
       let replied = false;
       const onReply = () => {
