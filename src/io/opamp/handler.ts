@@ -276,7 +276,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       try {
         const again = owners.claim(uid, connection);
         const current = registry.get(uid);
-        const late = brokenRule(deps, connection, message, again, current, registry.size);
+        const late = brokenRule(deps, connection, message, again, current, registry.size, true);
         if (late !== undefined) return refuse(connection, uidBytes, late.reason, late.text);
         return handleAgentMessage(connection, message, uidBytes, at, again as Claim, current);
       } catch (error) {

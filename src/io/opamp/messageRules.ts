@@ -30,7 +30,11 @@ export interface BrokenRule {
   readonly text: string;
 }
 
-/** The first rule `message` breaks on `connection`; undefined when it breaks none. */
+/**
+ * The first rule `message` breaks on `connection`; undefined when it breaks none. `again`: the
+ * message was checked before it waited for the credential store, so only what may have changed
+ * meanwhile (the claim, the fleet's size) is checked.
+ */
 export function brokenRule(
   rules: MessageRules,
   connection: OpampConnection,
@@ -38,13 +42,16 @@ export function brokenRule(
   claim: Claim | ClaimRefusal,
   known: AgentState | undefined,
   fleetSize: number,
+  again = false,
 ): BrokenRule | undefined {
   if (isRefusal(claim)) return { reason: claim, text: claimText[claim] };
-  const selector = connection.auth?.selector;
-  const outside = selector && message.description && outsideScope(selector, message.description);
-  if (outside) return { reason: 'selector', text: outside };
-  const violation = rules.reportLimits && checkReport(message, rules.reportLimits);
-  if (violation !== undefined) return { reason: violation.limit, text: violation.reason };
+  if (!again) {
+    const selector = connection.auth?.selector;
+    const outside = selector && message.description && outsideScope(selector, message.description);
+    if (outside) return { reason: 'selector', text: outside };
+    const violation = rules.reportLimits && checkReport(message, rules.reportLimits);
+    if (violation !== undefined) return { reason: violation.limit, text: violation.reason };
+  }
   if (known === undefined && rules.maxAgents !== undefined && fleetSize >= rules.maxAgents)
     return { reason: 'max_agents', text: `the fleet holds fleet.max_agents (${rules.maxAgents}) agents` };
   return undefined;

@@ -80,7 +80,7 @@ const scenario: Scenario = {
     for (let i = 0; i < ctx.runs; i++) {
       const r = await measure(ctx, agents);
       ctx.log(
-        `  run ${i + 1}: bare ${round(r.bare.cpuPerAgentUs)} µs, service ${round(r.service.cpuPerAgentUs)} µs per agent (${round(r.ratio, 2)}×), service done after ${round(r.service.seconds, 2)} s, registry ${r.service.inRegistry ?? 'n/a'}`,
+        `  run ${i + 1}: bare ${round(r.bare.cpuPerAgentUs)} µs, service ${round(r.service.cpuPerAgentUs)} µs per agent (${round(r.ratio, 2)}×), with tokens ${round(r.tokens.cpuPerAgentUs)} µs (${round(r.tokenRatio, 2)}× without), service done after ${round(r.service.seconds, 2)} s, registry ${r.service.inRegistry ?? 'n/a'}`,
       );
       runs.push(r);
     }
