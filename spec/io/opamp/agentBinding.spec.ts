@@ -88,6 +88,10 @@ describe('an instance id held by a live connection (open mode)', () => {
     const reply = await second.send(report(uid, true, { 'service.name': 'a' }));
     expect(reply.errorResponse).to.equal(undefined);
     expect(app.registry.get(uid as InstanceUid)?.connected).to.equal(true);
+    const detail = (await (await fetch(`${app.urls.ui}/api/agents/${uid}`)).json()) as {
+      credential: unknown;
+    };
+    expect(detail.credential, 'open mode binds nothing').to.equal(null);
     await second.close();
   });
 });
@@ -131,9 +135,14 @@ describe('an instance id bound to an enrollment token', () => {
     });
     expect(refused).to.equal(2);
     await expectUntouched(app, victim, uid);
-    expect((await app.credentials.binding(uid as InstanceUid))?.credential).to.deep.equal({
+    const detail = (await (await fetch(`${app.urls.ui}/api/agents/${uid}`)).json()) as {
+      credential: unknown;
+    };
+    expect(detail.credential, 'the API names the holder, never the token').to.deep.include({
       kind: 'token',
       name: 'fleet-a',
+      serial: null,
+      revoked_at: null,
     });
     await victim.close();
   });

@@ -8,6 +8,7 @@ import { parseFleetQuery } from '../../projections/filter/fleetFilter.ts';
 import { parsePage } from '../query/page.ts';
 import { agentDetail, agentSummary } from '../views/agentView.ts';
 import { observed, type ApiDeps, type ApiRouter } from './apiDeps.ts';
+import { credentialView } from './credentialView.ts';
 import { sendJson } from './jsonResponse.ts';
 
 export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
@@ -45,6 +46,8 @@ export function agentRoutes(router: ApiRouter, deps: ApiDeps): void {
       return ctx.throw(500, 'agent store unavailable', { expose: true });
     }
     if (agent === undefined) return ctx.throw(404, `agent ${JSON.stringify(id)} not found`);
-    sendJson(ctx, 200, agentDetail(agent, deps.desired.desiredFor(agent), bodyShownTo(ctx)));
+    const detail = agentDetail(agent, deps.desired.desiredFor(agent), bodyShownTo(ctx));
+    const credential = deps.credentials && (await credentialView(deps.credentials, uid, deps.logger));
+    sendJson(ctx, 200, credential === undefined ? detail : { ...detail, credential });
   });
 }

@@ -8,6 +8,7 @@ import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { JobControl, JobStore } from '../../projections/jobs/jobStore.ts';
 import type { AgentRevoker } from '../../projections/identity/agentRevoker.ts';
+import type { CredentialStore } from '../../projections/identity/credentialStore.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { DesiredConfigs } from '../../projections/remoteConfig/desiredConfigProjection.ts';
@@ -42,6 +43,8 @@ export interface ApiDeps {
   readonly allowUnauthenticatedWrites: boolean;
   /** Revokes an agent's credentials; absent: POST /api/agents/{id}/revoke answers 503. */
   readonly revoker?: AgentRevoker | undefined;
+  /** Which credential each id is bound to (GET /api/agents/{id} `credential`); not shown when absent. */
+  readonly credentials?: Pick<CredentialStore, 'binding'> | undefined;
 }
 
 export type ApiRouter = Router;
