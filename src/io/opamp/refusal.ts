@@ -7,22 +7,15 @@
 import type { Encoder } from './codec.ts';
 import type { OpampConnection } from './connection.ts';
 
-/** Every reason a message is refused by a rule (svc_opamp_refused_total{reason}). */
-export type MessageRefusalReason =
-  | 'uid_bound_elsewhere'
-  | 'one_agent_per_connection'
-  | 'max_per_gateway'
-  | 'revoked'
-  | 'selector'
-  | 'max_agents'
-  | 'credential_store_unavailable';
-
 const BadRequest = 1;
 const Unavailable = 2;
 /** What a refused agent is told to wait before it tries again (OpAMP recommends at least 30 s). */
 export const retryAfterSeconds = 30;
 
-/** Refusals an agent should retry later: ServerErrorResponse Unavailable, 503 over HTTP. */
+/**
+ * Refusals an agent should retry later: ServerErrorResponse Unavailable, 503 over HTTP. The reasons
+ * of the others: messageRules.ts, agentAdmission.ts.
+ */
 const unavailable: ReadonlySet<string> = new Set(['max_agents', 'credential_store_unavailable']);
 
 export type RefusalResult =
