@@ -17,10 +17,12 @@ import type { Logger } from './io/logger.ts';
 import { createAdmission } from './io/opamp/admission.ts';
 import type { CertificateOffers } from './io/opamp/certificateOffer.ts';
 import type * as CertificateOfferModule from './io/opamp/certificateOffer.ts';
+import { createAgentAdmission } from './io/opamp/agentAdmission.ts';
+import { strictPolicy } from './io/opamp/connectionOwners.ts';
 import { createEnrollment } from './io/opamp/enrollment.ts';
+import { createRefusalLog } from './io/opamp/refusalLog.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
 import { certificateCapabilities } from './io/opamp/reply.ts';
-import { closeRevokedConnections } from './io/opamp/revokedConnections.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
 import { createNoConfigs } from './io/remoteConfig/noConfigs.ts';
@@ -99,10 +101,16 @@ function loadAgentCa(): { ca: typeof AgentCaModule; offers: typeof CertificateOf
     offers: load('./io/opamp/certificateOffer.ts') as typeof CertificateOfferModule,
   };
 }
+/**
+ * How long a credential's binding read from the store admits it without asking again (a plain-HTTP
+ * agent connects per poll); also how late a change of holder made on another replica is seen here.
+ */
+const bindingCacheMs = 5 * 60_000;
 
 export function createApp(config: Config, deps: AppDeps): App {
   const { logger } = deps;
   const scheduler = deps.scheduler ?? asyncScheduler;
+  const refusalLog = createRefusalLog(logger, () => scheduler.now());
   const onError = (projection: string, error: unknown) =>
     logger.error({ err: error, projection }, 'projection failed');
   // SPEC durability rule 1: with database.host empty nothing of persistence is created.
@@ -122,7 +130,10 @@ export function createApp(config: Config, deps: AppDeps): App {
       traffic.errors++;
       serverTelemetry.protocol.messageFailed(reason);
     },
-    refused: (reason: string) => serverTelemetry.protocol.refused(reason),
+    refused: (reason: string, remoteAddr = '') => {
+      serverTelemetry.protocol.refused(reason);
+      refusalLog.refused(reason, remoteAddr);
+    },
   };
   // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
   const tls = loadTlsMaterial(config);
@@ -143,6 +154,13 @@ export function createApp(config: Config, deps: AppDeps): App {
       return offers.answer(...args);
     },
   };
+  // Bindings of ids to credentials: asked through `credentials`, made once persistence exists below.
+  const admission = createAgentAdmission({
+    store: { bind: (uid, credential, at) => credentials.bind(uid, credential, at) },
+    cacheMs: bindingCacheMs,
+    cacheSize: config.fleet.max_agents,
+    onStoreError: (error) => logger.error({ err: error }, 'credential store failed: agent refused'),
+  });
   const core = createFleetCore({
     scheduler,
     fleet: {
@@ -150,7 +168,10 @@ export function createApp(config: Config, deps: AppDeps): App {
       staleMissedHeartbeats: config.fleet.stale_missed_heartbeats,
       requiredAttributes: config.fleet.required_attributes,
       reportLimits: config.agents.limits,
+      maxAgents: config.fleet.max_agents,
+      ownership: strictPolicy(config.agents.max_per_gateway),
     },
+    admission,
     observer: protocol,
     onError,
     // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
@@ -213,7 +234,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     }),
     onRefused: (reason, remoteAddr) => {
       metrics.protocol.refused(reason);
-      logger.warn({ reason, remoteAddr }, 'opamp connection refused');
+      refusalLog.refused(reason, remoteAddr);
     },
   });
 
@@ -256,7 +277,6 @@ export function createApp(config: Config, deps: AppDeps): App {
         });
   const configs: ConfigCatalog = configDirectory ?? persistence?.configs ?? createNoConfigs();
   const credentials = persistence?.credentials ?? createMemoryCredentialStore();
-  const revokedConnections = closeRevokedConnections({ events$: bus.events$, owners: core.owners, logger });
   const revoker = createAgentRevoker({
     store: credentials,
     publish: (event) => bus.publish(event),
@@ -387,7 +407,6 @@ export function createApp(config: Config, deps: AppDeps): App {
     await recorder?.close();
     configDirectory?.stop();
     history.stop();
-    revokedConnections.unsubscribe();
     // The core stops the sweep and completes the bus: the change tracker delivers its final window,
     // and persistence flushes it.
     core.stop();

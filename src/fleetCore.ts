@@ -8,6 +8,7 @@
 //                                                   and the host's own (telemetry, persistence's
 //                                                   change tracker, …)
 //   connection owners: which WebSocket holds which agent (handler claims, close releases)
+//   admission: which credential may speak for an id (handler asks; revocations close connections)
 //   liveness sweeper: registry → sweep → release from owners → publish
 //   config pusher: desired configs changed → owners.held → handler.push → WebSocket agents
 //
@@ -20,7 +21,13 @@ import { createCommandQueue, type CommandQueue } from './io/opamp/commandQueue.t
 import { createConfigPusher } from './io/opamp/configPusher.ts';
 import { createEncoder } from './io/opamp/codec.ts';
 import { createDecoder, type Decoder } from './io/opamp/decoder.ts';
-import { createConnectionOwners, type ConnectionOwners } from './io/opamp/connectionOwners.ts';
+import type { AgentAdmission } from './io/opamp/agentAdmission.ts';
+import {
+  createConnectionOwners,
+  type ConnectionOwners,
+  type OwnershipPolicy,
+} from './io/opamp/connectionOwners.ts';
+import { createRevocationCloser } from './io/opamp/revocationCloser.ts';
 import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
 import {
   createComplianceCounters,
@@ -44,6 +51,10 @@ export interface FleetSettings {
   readonly requiredAttributes: readonly string[];
   /** agents.limits; none checked when absent (the offline replay). */
   readonly reportLimits?: ReportLimits;
+  /** fleet.max_agents; unlimited when absent (the offline replay). */
+  readonly maxAgents?: number;
+  /** Who may hold an agent (connectionOwners.ts); the open policy when absent (the offline replay). */
+  readonly ownership?: OwnershipPolicy;
 }
 
 export interface FleetCoreOptions {
@@ -60,6 +71,8 @@ export interface FleetCoreOptions {
   readonly certificates?: HandlerDeps['certificates'];
   /** The AgentToServer decoder (one per core; made here when not given). */
   readonly decoder?: Decoder;
+  /** Credentials' bindings to ids (agentAdmission.ts); every connection may speak for any id when absent. */
+  readonly admission?: AgentAdmission;
   /** Deliver events on this scheduler instead of synchronously (specs). */
   readonly deliverOn?: SchedulerLike;
 }
@@ -94,7 +107,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
   const desired = createDesiredConfigProjection(bus.events$, onError);
   const thresholds = livenessThresholds(fleet.heartbeatIntervalMs, fleet.staleMissedHeartbeats);
   const commands = createCommandQueue();
-  const owners = createConnectionOwners();
+  const owners = createConnectionOwners(fleet.ownership);
   const handler = createOpampHandler({
     bus,
     decoder: options.decoder ?? createDecoder(),
@@ -104,6 +117,8 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     now: () => scheduler.now(),
     requiredAttributes: fleet.requiredAttributes,
     reportLimits: fleet.reportLimits,
+    maxAgents: fleet.maxAgents,
+    admission: options.admission,
     observer: options.observer,
     desiredFor: (agent) => desired.desiredFor(agent),
     commands,
@@ -119,6 +134,16 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     scheduler,
     onError: (error) => onError('config-pusher', error),
   });
+  const revocations =
+    options.admission &&
+    createRevocationCloser({
+      events$: bus.events$,
+      owners,
+      admission: options.admission,
+      publish: (event) => bus.publish(event),
+      now: () => scheduler.now(),
+      onError: (error) => onError('revocation-closer', error),
+    });
   let sweeper: LivenessSweeper | undefined;
 
   return {
@@ -143,6 +168,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     stop() {
       sweeper?.stop();
       pusher.stop();
+      revocations?.stop();
       bus.close();
       registry.stop();
       compliance.stop();

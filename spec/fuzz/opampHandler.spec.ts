@@ -13,7 +13,7 @@ import { createEncoder, encodeAgentToServer } from '../../src/io/opamp/codec.ts'
 import { createConnection, createConnectionIds } from '../../src/io/opamp/connection.ts';
 import { createConnectionOwners } from '../../src/io/opamp/connectionOwners.ts';
 import { createDecoder } from '../../src/io/opamp/decoder.ts';
-import { createOpampHandler } from '../../src/io/opamp/handler.ts';
+import { createOpampHandler, handledNow } from '../../src/io/opamp/handler.ts';
 import { instanceUidBytes } from '../../src/io/opamp/instanceUid.ts';
 import { createRegistryProjection } from '../../src/projections/registry/registryProjection.ts';
 import { agentMessage, description } from '../support/agentClient.ts';
@@ -53,7 +53,7 @@ function harness() {
       sequenceNum: seq,
       agentDescription: description({ 'service.name': `ok-${seq}` }),
     });
-    const r = handler.handle(connection, good);
+    const r = handledNow(handler.handle(connection, good));
     expect(r.ok).to.equal(true);
     expect(registry.get(goodUid)?.description?.identifying['service.name']).to.equal(`ok-${seq}`);
   };
@@ -126,7 +126,7 @@ describe('fuzz: OpAMP decoder and translation', function () {
     try {
       fc.assert(
         fc.property(fc.uint8Array({ maxLength: 2048 }), (bytes) => {
-          const r = h.handler.handle(h.connection, bytes);
+          const r = handledNow(h.handler.handle(h.connection, bytes));
           expect(r.ok === true || typeof r.error === 'string').to.equal(true);
           h.servesGoodMessage();
         }),
@@ -143,7 +143,7 @@ describe('fuzz: OpAMP decoder and translation', function () {
     try {
       fc.assert(
         fc.property(validMessage, (bytes) => {
-          expect(h.handler.handle(h.connection, bytes).ok).to.equal(true);
+          expect(handledNow(h.handler.handle(h.connection, bytes)).ok).to.equal(true);
         }),
         params,
       );
@@ -158,7 +158,7 @@ describe('fuzz: OpAMP decoder and translation', function () {
     try {
       fc.assert(
         fc.property(mutatedMessage, (bytes) => {
-          h.handler.handle(h.connection, bytes);
+          handledNow(h.handler.handle(h.connection, bytes));
           h.servesGoodMessage();
         }),
         params,
@@ -182,7 +182,7 @@ describe('fuzz: OpAMP decoder and translation', function () {
             const field = health
               ? withHealth(nestedHealth(depth))
               : describedBy('deep', nestedAnyValue(depth, shape));
-            const r = h.handler.handle(h.connection, agentToServer(uid, field));
+            const r = handledNow(h.handler.handle(h.connection, agentToServer(uid, field)));
             expect(r.ok === true || /depth|could not be processed/.test(r.error)).to.equal(true);
             h.servesGoodMessage();
           },
@@ -215,7 +215,7 @@ describe('fuzz: OpAMP decoder and translation', function () {
           agentDescription: { identifyingAttributes: attributes, nonIdentifyingAttributes: [] },
           packageStatuses: { packages },
         });
-        expect(h.handler.handle(h.connection, bytes).ok).to.equal(true);
+        expect(handledNow(h.handler.handle(h.connection, bytes)).ok).to.equal(true);
         h.servesGoodMessage();
       }
       // Replace the huge states, then nothing of the hostile messages may stay reachable.
@@ -224,7 +224,7 @@ describe('fuzz: OpAMP decoder and translation', function () {
           agentDescription: description({ a: 'b' }),
           packageStatuses: { packages: {} },
         });
-        expect(h.handler.handle(h.connection, small).ok).to.equal(true);
+        expect(handledNow(h.handler.handle(h.connection, small)).ok).to.equal(true);
       }
       gc();
       const grown = process.memoryUsage().heapUsed - before;

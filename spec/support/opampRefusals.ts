@@ -9,3 +9,10 @@ export async function opampRefusals(app: App): Promise<Record<string, number>> {
     out[m[1]!] = Number(m[2]);
   return out;
 }
+
+/** The change of svc_opamp_refused_total{reason} while `act` runs. */
+export async function refusedDuring(app: App, reason: string, act: () => Promise<unknown>): Promise<number> {
+  const before = (await opampRefusals(app))[reason] ?? 0;
+  await act();
+  return ((await opampRefusals(app))[reason] ?? 0) - before;
+}

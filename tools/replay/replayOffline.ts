@@ -6,6 +6,7 @@
 
 import { createFleetCore } from '../../src/fleetCore.ts';
 import { createConnection, type OpampConnection } from '../../src/io/opamp/connection.ts';
+import { handledNow } from '../../src/io/opamp/handler.ts';
 import type { RecordingReader, ReadSummary } from '../../src/io/recorder/recordingReader.ts';
 import type { ComplianceCounts } from '../../src/projections/compliance/complianceCounters.ts';
 import type { Registry } from '../../src/projections/registry/registryProjection.ts';
@@ -100,7 +101,7 @@ export async function replayOffline(
         // Each plain-HTTP request is its own connection; only WebSockets live on.
         if (record.transport === 'ws') connections.set(record.connectionId, connection);
       }
-      handler.handle(connection, record.payload);
+      handledNow(handler.handle(connection, record.payload));
     }
   }
   if (Number.isFinite(until)) clock.advanceTo(until);

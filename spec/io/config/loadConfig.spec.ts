@@ -32,7 +32,10 @@ describe('configuration', () => {
       stale_missed_heartbeats: 3,
       required_attributes: [],
       soft_delete_duration: 168 * 3_600_000,
+      max_agents: 250_000,
     });
+    expect(c.agents.max_per_gateway).to.equal(10_000);
+    expect(c.agents.tokens).to.deep.equal([]);
     expect(c.log).to.deep.equal({ level: 'info', format: 'text' });
     expect(c.shutdown.drain_delay).to.equal(5000);
     expect(c.metrics.per_agent_series_limit).to.equal(1000);
@@ -62,6 +65,20 @@ describe('configuration', () => {
       .to.throw(ConfigError)
       .with.property('message')
       .that.includes('auth.api_tokens[0].sha256');
+  });
+
+  it("reads an enrollment token's selector, refusing one that does not parse or is empty", () => {
+    const sha = 'cd'.repeat(32);
+    const c = loadConfig({
+      env: { SVC_AGENTS_TOKENS: `[{name: prod, sha256: ${sha}, selector: env=prod}]` },
+    });
+    expect(c.agents.tokens).to.deep.equal([{ name: 'prod', sha256: sha, selector: 'env=prod' }]);
+    const bad = (selector: string) =>
+      problemsOf(() =>
+        loadConfig({ overrides: { agents: { tokens: [{ name: 'x', sha256: sha, selector }] } } }),
+      );
+    expect(bad('env=~"("').join()).to.include('agents.tokens[0].selector');
+    expect(bad(' , ').join()).to.include('has no matcher');
   });
 
   it('treats an empty file as defaults', () => {

@@ -1,6 +1,7 @@
 // The config pusher with the real core (handler, projections) in virtual time: a config change
 // reaches connected WebSocket agents without waiting for their next message, in batches per turn.
 
+import { handledNow } from '../../../src/io/opamp/handler.ts';
 import { expect } from 'chai';
 import { createFleetCore, type FleetCore } from '../../../src/fleetCore.ts';
 import { decodeServerToAgent, encodeAgentToServer } from '../../../src/io/opamp/codec.ts';
@@ -51,14 +52,16 @@ describe('config pusher (virtual time)', () => {
         hexOf((reply.remoteConfig as { configHash: unknown }).configHash),
       ]);
     };
-    const reply = core.handler.handle(
-      connection,
-      encodeAgentToServer({
-        instanceUid: instanceUidBytes(uid(n)),
-        capabilities: caps,
-        agentDescription: description({ env }),
-        remoteConfigStatus: { lastRemoteConfigHash: new Uint8Array(), status: 0 },
-      }),
+    const reply = handledNow(
+      core.handler.handle(
+        connection,
+        encodeAgentToServer({
+          instanceUid: instanceUidBytes(uid(n)),
+          capabilities: caps,
+          agentDescription: description({ env }),
+          remoteConfigStatus: { lastRemoteConfigHash: new Uint8Array(), status: 0 },
+        }),
+      ),
     );
     expect(reply.ok).to.equal(true);
     return connection;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import { createConnection, createConnectionIds } from '../../../src/io/opamp/connection.ts';
-import { createConnectionOwners, isRefusal } from '../../../src/io/opamp/connectionOwners.ts';
+import { createConnectionOwners, isRefusal, strictPolicy } from '../../../src/io/opamp/connectionOwners.ts';
 
 const a = 'a' as InstanceUid;
 const b = 'b' as InstanceUid;
@@ -90,5 +90,16 @@ describe('connection owners', () => {
     expect([owners.claim(a, second), owners.claim(d, gateway)].every(isRefusal)).to.equal(true);
     expect(isRefusal(owners.claim(d, second))).to.equal(false);
     expect(owners.holderOf(a), 'a refused claim changes nothing').to.equal(first);
+  });
+
+  it('lets a connection with a credential take an id over under the strict policy (its binding is checked apart)', () => {
+    const owners = createConnectionOwners(strictPolicy(10));
+    const first = ws();
+    owners.bind(a, first);
+    const credentialed = createConnection('ws', '127.0.0.1:2', null, nextId(), {
+      credential: { kind: 'token', name: 'fleet' },
+    });
+    expect(owners.claim(a, ws())).to.equal('uid_bound_elsewhere');
+    expect(owners.claim(a, credentialed)).to.equal('moved');
   });
 });

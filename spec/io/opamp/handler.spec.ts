@@ -6,7 +6,7 @@ import { createConnection, createConnectionIds } from '../../../src/io/opamp/con
 import { createCommandQueue } from '../../../src/io/opamp/commandQueue.ts';
 import { createConnectionOwners } from '../../../src/io/opamp/connectionOwners.ts';
 import { createDecoder } from '../../../src/io/opamp/decoder.ts';
-import { createOpampHandler } from '../../../src/io/opamp/handler.ts';
+import { createOpampHandler, handledNow } from '../../../src/io/opamp/handler.ts';
 import { instanceUidBytes } from '../../../src/io/opamp/instanceUid.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
 import { description } from '../../support/agentClient.ts';
@@ -61,7 +61,7 @@ async function replies(options: EventBusOptions) {
   const connection = createConnection('ws', '127.0.0.1:1', null, nextId());
   const out: string[] = [];
   for (const payload of conversation) {
-    const result = handler.handle(connection, payload);
+    const result = handledNow(handler.handle(connection, payload));
     expect(result.ok).to.equal(true);
     out.push(Buffer.from(result.reply!).toString('hex'));
     await nextTurn();
@@ -94,7 +94,9 @@ describe('OpAMP handler', () => {
       encoder: createEncoder(),
       observer: { messageReceived: () => undefined, messageFailed: () => undefined },
     });
-    const result = handler.handle(createConnection('http', '127.0.0.1:1', null, nextId()), conversation[0]!);
+    const result = handledNow(
+      handler.handle(createConnection('http', '127.0.0.1:1', null, nextId()), conversation[0]!),
+    );
     expect(registry.size).to.equal(0);
     expect(asksFullState(Buffer.from(result.reply!).toString('hex'))).to.equal(true);
     registry.stop();
@@ -124,9 +126,11 @@ describe('OpAMP handler: waiting commands', () => {
     const sent: Uint8Array[] = [];
     connection.send = (head) => void sent.push(head);
     const say = (caps: number, sequenceNum: number) => {
-      const result = handler.handle(
-        connection,
-        encodeAgentToServer({ instanceUid: instanceUidBytes(a), capabilities: caps, sequenceNum }),
+      const result = handledNow(
+        handler.handle(
+          connection,
+          encodeAgentToServer({ instanceUid: instanceUidBytes(a), capabilities: caps, sequenceNum }),
+        ),
       );
       return decodeServerToAgent(result.reply!);
     };

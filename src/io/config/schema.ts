@@ -5,6 +5,7 @@
 import Joi from 'joi';
 import { parseByteSize } from './byteSize.ts';
 import { parseDuration } from '../../projections/units/duration.ts';
+import { parseSelector } from '../../projections/filter/selector.ts';
 import { readAgentCa } from '../tls/agentCaFiles.ts';
 import { tlsFileProblems, type TlsFiles } from '../tls/tlsMaterial.ts';
 import { agentsSchema, type AgentsConfig } from './agentsSchema.ts';
@@ -66,8 +67,21 @@ const hashedToken = {
 /** An API token: requests with `Authorization: Bearer TOKEN` whose SHA-256 is `sha256` get `role`. */
 const apiToken = Joi.object({ ...hashedToken, role: Joi.string().valid('viewer', 'admin').required() });
 
-/** An enrollment token: OpAMP requests must carry `Authorization: Bearer TOKEN` with this SHA-256. */
-const enrollmentToken = Joi.object(hashedToken);
+/**
+ * An enrollment token: OpAMP requests must carry `Authorization: Bearer TOKEN` with this SHA-256. Its
+ * selector (the fleet matcher syntax) bounds the descriptions an agent using it may send.
+ */
+const enrollmentToken = Joi.object({
+  ...hashedToken,
+  selector: Joi.string()
+    .min(1)
+    .custom((value: string, helpers) => {
+      const parsed = parseSelector(value);
+      if (!parsed.ok) return helpers.message({ custom: `{{#label}}: ${parsed.error.replace(/[{}]/g, '')}` });
+      if (parsed.value.filter === null) return helpers.message({ custom: '{{#label}} has no matcher' });
+      return value;
+    }),
+});
 
 export const configSchema = Joi.object({
   listeners: Joi.object({
@@ -97,6 +111,8 @@ export const configSchema = Joi.object({
     stale_missed_heartbeats: Joi.number().integer().min(1).default(3),
     required_attributes: Joi.array().items(Joi.string().min(1)).unique().default([]),
     soft_delete_duration: duration('168h'),
+    // Far above SPEC's 100,000 agents; a registry of this many fits in a few GiB.
+    max_agents: Joi.number().integer().min(1).default(250_000),
   }).default(),
   shutdown: Joi.object({ drain_delay: duration('5s', { allowZero: true }) }).default(),
   metrics: Joi.object({ per_agent_series_limit: Joi.number().integer().min(0).default(1000) }).default(),
@@ -122,6 +138,7 @@ export const configSchema = Joi.object({
   }).default(),
   agents: agentsSchema(duration, byteSize).keys({
     tokens: Joi.array().items(enrollmentToken).unique('name').unique('sha256').default([]),
+    max_per_gateway: Joi.number().integer().min(1).default(10_000),
   }),
   database: Joi.object({
     host: Joi.string().allow('').default(''),
@@ -167,6 +184,8 @@ export interface EnrollmentToken {
   readonly name: string;
   /** Lowercase hex SHA-256 of the token; the token itself is never configured. */
   readonly sha256: string;
+  /** What an agent using the token may claim to be (fleet matcher syntax); anything when absent. */
+  readonly selector?: string;
 }
 
 export interface RoleMappingEntry {
@@ -198,6 +217,8 @@ export interface Config {
     readonly stale_missed_heartbeats: number;
     readonly required_attributes: readonly string[];
     readonly soft_delete_duration: number;
+    /** Agents the registry holds at most: a new agent past it is refused (Unavailable, 503). */
+    readonly max_agents: number;
   };
   readonly shutdown: { readonly drain_delay: number };
   readonly metrics: { readonly per_agent_series_limit: number };
@@ -214,7 +235,11 @@ export interface Config {
    * How agents prove who they are, and what they may report (docs/security.md): no enrollment token
    * and no OpAMP client CA means agents are not authenticated.
    */
-  readonly agents: AgentsConfig & { readonly tokens: readonly EnrollmentToken[] };
+  readonly agents: AgentsConfig & {
+    readonly tokens: readonly EnrollmentToken[];
+    /** Agents one accepted gateway connection may carry. */
+    readonly max_per_gateway: number;
+  };
   readonly database: {
     readonly host: string;
     readonly port: number;

@@ -99,6 +99,14 @@ export function createAdmission(
     const token = checked?.token;
     const credential: AgentCredential | undefined =
       certificate ?? (token === undefined ? undefined : { kind: 'token', name: token });
-    return { ok: true, admission: { credential, presented: undefined, url } };
+    return {
+      ok: true,
+      admission: {
+        credential,
+        presented: undefined,
+        url,
+        selector: checked?.ok ? checked.selector : undefined,
+      },
+    };
   };
 }

@@ -7,6 +7,7 @@
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
 import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { Selector } from '../../projections/filter/selector.ts';
 import type { IssuedAgent } from '../tls/agentCa.ts';
 import { toInstanceUid } from './instanceUid.ts';
 
@@ -18,13 +19,41 @@ export interface Admission {
   readonly presented: IssuedAgent | undefined;
   /** The OpAMP URL the agent reached: scheme, its Host header, path (an offer's destination_endpoint). */
   readonly url: string;
+  /** A token's selector (enrollment.ts), when the credential is a token that has one. */
+  readonly selector?: Selector | undefined;
 }
+
+/**
+ * What the request that opened a connection authenticated with (agentAdmission.ts): none in open
+ * mode (no token configured, no client certificate).
+ */
+export interface ConnectionAuth {
+  readonly credential: AgentCredential;
+  /** A token's selector: what an agent using it may claim to be (docs/security.md). */
+  readonly selector?: Selector | undefined;
+}
+
+/** What the id binding needs of an admission: its credential and a token's selector; none in open mode. */
+export const authOf = (admission: Admission | undefined): ConnectionAuth | undefined =>
+  admission?.credential === undefined
+    ? undefined
+    : { credential: admission.credential, selector: admission.selector };
 
 export interface OpampConnection {
   readonly id: ConnectionId;
   readonly transport: Transport;
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
+  /** The credential the request presented; undefined in open mode. */
+  readonly auth: ConnectionAuth | undefined;
+  /**
+   * Ids admitted on this connection (their binding to `auth` is known; agentAdmission.ts): the last
+   * one, and every earlier one of a gateway. Written only by the admission.
+   */
+  admitted: InstanceUid | undefined;
+  admittedMore: Set<InstanceUid> | undefined;
+  /** Set when the handler was told the connection closed: a message decided later folds nothing. */
+  closed: boolean;
   /** Set by the first gateway connect handshake on this connection. */
   isGateway: boolean;
   /** How it got in; undefined for connections of a recording or a spec that made none. */
@@ -35,7 +64,7 @@ export interface OpampConnection {
   session(): Session;
   /** Sends a ServerToAgent unasked (a push), `tail` after it; WebSockets only, set by their transport. */
   send?: (message: Uint8Array, tail?: Uint8Array) => void;
-  /** Closes the connection (a revoked agent's); WebSockets only, set by their transport. */
+  /** Closes a WebSocket (its agents' credential was revoked); set by its transport. */
   close?: (code: number, reason: string) => void;
   /**
    * Bytes the transport writes in front of every reply on this connection (a WebSocket's framing
@@ -65,6 +94,10 @@ export class Connection implements OpampConnection {
   readonly transport: Transport;
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
+  readonly auth: ConnectionAuth | undefined;
+  admitted: InstanceUid | undefined = undefined;
+  admittedMore: Set<InstanceUid> | undefined = undefined;
+  closed = false;
   isGateway = false;
   admission: Admission | undefined = undefined;
   replied = false;
@@ -79,11 +112,18 @@ export class Connection implements OpampConnection {
   #uid2 = 0;
   #uid3 = 0;
 
-  constructor(transport: Transport, remoteAddr: string, tlsSubject: string | null, id: ConnectionId) {
+  constructor(
+    transport: Transport,
+    remoteAddr: string,
+    tlsSubject: string | null,
+    id: ConnectionId,
+    auth?: ConnectionAuth,
+  ) {
     this.id = id;
     this.transport = transport;
     this.remoteAddr = remoteAddr;
     this.tlsSubject = tlsSubject;
+    this.auth = auth;
   }
 
   instanceUid(bytes: Uint8Array): InstanceUid | undefined {
@@ -123,6 +163,7 @@ export function createConnection(
   remoteAddr: string,
   tlsSubject: string | null,
   id: ConnectionId,
+  auth?: ConnectionAuth,
 ): OpampConnection {
-  return new Connection(transport, remoteAddr, tlsSubject, id);
+  return new Connection(transport, remoteAddr, tlsSubject, id, auth);
 }

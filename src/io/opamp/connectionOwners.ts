@@ -7,7 +7,9 @@
 //
 // Only WebSockets hold agents: a plain-HTTP request ends with its reply. A message that arrives on
 // another connection than the holder's takes the agent over (the agent reconnected before its old
-// socket closed) unless the policy forbids it: then the claim is refused and nothing changes.
+// socket closed) when that connection presented a credential (whose binding to the id the admission
+// checks: agentAdmission.ts) or the policy allows takeovers; otherwise (open mode, the service's
+// policy) the claim is refused and nothing changes until the holder's connection is gone.
 // Contract: claim, then bind only after the message was accepted (the claim mutates nothing, so a
 // message refused or failing in between leaves the record as it was). Called on every message:
 // claiming an agent its connection already holds is one Map lookup.
@@ -24,7 +26,10 @@ export const isRefusal = (claim: Claim | ClaimRefusal): claim is ClaimRefusal =>
   claim !== 'held' && claim !== 'new' && claim !== 'moved';
 
 export interface OwnershipPolicy {
-  /** A live connection's agent may be taken over by a message on another connection (today's rule). */
+  /**
+   * A live connection's agent may be taken over by a message on another connection without a
+   * credential. A connection with one always may (its binding to the id is checked apart).
+   */
   readonly takeover: boolean;
   /** A connection that is not an accepted gateway holds at most one agent. */
   readonly oneAgentUnlessGateway: boolean;
@@ -37,6 +42,10 @@ export const openPolicy: OwnershipPolicy = Object.freeze({
   oneAgentUnlessGateway: false,
   maxPerGateway: Number.POSITIVE_INFINITY,
 });
+
+/** The service's rule (docs/security.md): no takeover in open mode, one agent unless a gateway. */
+export const strictPolicy = (maxPerGateway: number): OwnershipPolicy =>
+  Object.freeze({ takeover: false, oneAgentUnlessGateway: true, maxPerGateway });
 
 export interface ConnectionOwners {
   /** Whether `connection` may hold `uid` now, and how; changes nothing. */
@@ -78,7 +87,8 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
   function claim(uid: InstanceUid, connection: OpampConnection): Claim | ClaimRefusal {
     const holder = holders.get(uid);
     if (holder === connection) return 'held';
-    if (holder !== undefined && !policy.takeover) return 'uid_bound_elsewhere';
+    if (holder !== undefined && !policy.takeover && connection.auth === undefined)
+      return 'uid_bound_elsewhere';
     if (connection.transport === 'ws') {
       const count = countOf(connection);
       if (connection.isGateway) {

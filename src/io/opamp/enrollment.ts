@@ -2,9 +2,11 @@
 // upgrade or plain-HTTP POST, must carry `Authorization: Bearer TOKEN` whose SHA-256 is one of them,
 // or it is refused with 401 and `WWW-Authenticate: Bearer` (the OpAMP specification's rule) before
 // anything of it is read. Only hashes are configured and compared: a token never appears in the
-// configuration, a log line or a metric. Pure but for hashing.
+// configuration, a log line or a metric. A token's optional selector bounds what an agent using it
+// may claim to be (the handler checks each description against it). Pure but for hashing.
 
 import { createHash } from 'node:crypto';
+import { parseSelector, type Selector } from '../../projections/filter/selector.ts';
 import type { EnrollmentToken } from '../config/schema.ts';
 
 /** Why the OpAMP listener refused a request (svc_opamp_refused_total{reason}). */
@@ -12,7 +14,7 @@ export type EnrollmentRefusal = 'missing_credential' | 'unknown_credential';
 
 export type EnrollmentCheck =
   /** `token`: the name of the token presented; undefined when no token is configured (open mode). */
-  | { readonly ok: true; readonly token: string | undefined }
+  | { readonly ok: true; readonly token: string | undefined; readonly selector?: Selector }
   | { readonly ok: false; readonly reason: EnrollmentRefusal };
 
 export interface Enrollment {
@@ -26,16 +28,24 @@ const open: EnrollmentCheck = Object.freeze({ ok: true, token: undefined });
 const missing: EnrollmentCheck = Object.freeze({ ok: false, reason: 'missing_credential' });
 const unknown: EnrollmentCheck = Object.freeze({ ok: false, reason: 'unknown_credential' });
 
+/** A token's answer, made once: its name, and its selector when it has one. */
+function granted(token: EnrollmentToken): EnrollmentCheck {
+  if (token.selector === undefined) return Object.freeze({ ok: true, token: token.name });
+  const parsed = parseSelector(token.selector);
+  // The configuration schema has checked it; a token that slipped through admits nothing.
+  if (!parsed.ok) throw new Error(`agents.tokens ${token.name}: ${parsed.error}`);
+  return Object.freeze({ ok: true, token: token.name, selector: parsed.value });
+}
+
 export function createEnrollment(tokens: readonly EnrollmentToken[]): Enrollment {
-  const byHash = new Map(tokens.map((t) => [t.sha256, t.name]));
+  const byHash = new Map(tokens.map((t) => [t.sha256, granted(t)]));
   return {
     required: byHash.size > 0,
     check(authorization) {
       if (byHash.size === 0) return open;
       const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
       if (match === null) return missing;
-      const name = byHash.get(createHash('sha256').update(match[1]!).digest('hex'));
-      return name === undefined ? unknown : { ok: true, token: name };
+      return byHash.get(createHash('sha256').update(match[1]!).digest('hex')) ?? unknown;
     },
   };
 }

@@ -3,12 +3,15 @@
 // carries comes out of the decision (projections/agent/decideAgent.ts) as data; the handler never
 // reads a projection back after publishing. Protocol noise (bad bytes, bad ids) is a value: an error
 // reply, counted, nothing stored.
-// Contract: never called concurrently for one connection; calls arrive in message order.
+// Contract: never called concurrently for one connection; calls arrive in message order, and when
+// handle() returns a promise (the first message of an id whose binding to the connection's
+// credential is not known: agentAdmission.ts) the transport waits for it before the next message.
 
 import type { EventBus } from '../../events/bus.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
-import { checkReport, type ReportLimits } from '../../projections/agent/reportLimits.ts';
+import type { ReportLimits } from '../../projections/agent/reportLimits.ts';
+import type { AgentMessage } from '../../projections/agent/agentMessage.ts';
 import {
   decideAgent,
   decideCommand,
@@ -19,13 +22,16 @@ import {
 } from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
+import type { Admission, AgentAdmission } from './agentAdmission.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
-import { isRefusal, type ClaimRefusal, type ConnectionOwners } from './connectionOwners.ts';
+import type { Claim, ConnectionOwners } from './connectionOwners.ts';
 import type { CertificateOffers } from './certificateOffer.ts';
+import { brokenRule } from './messageRules.ts';
 import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes } from './instanceUid.ts';
+import { refusalReply } from './refusal.ts';
 import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
 import { uuidv7Bytes } from './uuidv7.ts';
@@ -35,12 +41,6 @@ import type { ServerToAgentFields } from './wireTypes.ts';
 
 const RequestInstanceUid = 0x1n;
 const BadRequest = 1;
-
-const refusalText: Readonly<Record<ClaimRefusal, string>> = {
-  uid_bound_elsewhere: 'instance_uid is held by another connection',
-  one_agent_per_connection: 'a connection that is not an accepted gateway carries one agent',
-  max_per_gateway: 'this gateway connection carries the most agents allowed',
-};
 
 export type HandleResult =
   /**
@@ -59,14 +59,30 @@ export type HandleResult =
    * ServerErrorResponse of type BadRequest); undecodable bytes have no reply and are skipped (as
    * opamp-go does). On HTTP either becomes a 400.
    */
-  | { readonly ok: false; readonly reply: Uint8Array | null; readonly error: string };
+  | {
+      readonly ok: false;
+      readonly reply: Uint8Array | null;
+      readonly error: string;
+      /** The HTTP status (400 when absent) and headers a plain-HTTP agent gets (refusal.ts). */
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+/** A HandleResult now, or once the credential store answered (agentAdmission.ts). */
+export type PendingResult = HandleResult | Promise<HandleResult>;
+
+/** The result of a call that cannot wait: a host without credentials (the offline replay, specs). */
+export function handledNow(result: PendingResult): HandleResult {
+  if (result instanceof Promise) throw new Error('the message waits for the credential store');
+  return result;
+}
 
 /** Counts what the metrics collector reports for the protocol (messages and message errors). */
 export interface ProtocolObserver {
   messageReceived(): void;
   messageFailed(reason: string): void;
   /** A message refused by a rule rather than unreadable (svc_opamp_refused_total{reason}). */
-  refused?(reason: string): void;
+  refused?(reason: string, remoteAddr?: string): void;
 }
 
 export interface HandlerDeps {
@@ -75,7 +91,7 @@ export interface HandlerDeps {
   readonly decoder: Decoder;
   readonly encoder: Encoder;
   /** Read for what is known of an agent; told what was decided when the bus delivers later. */
-  readonly registry: Pick<RegistryProjection, 'get' | 'decided'>;
+  readonly registry: Pick<RegistryProjection, 'get' | 'decided' | 'size'>;
   readonly now: () => number;
   readonly requiredAttributes: readonly string[];
   /** agents.limits: what one report may hold (reportLimits.ts); a report past one is refused. */
@@ -83,6 +99,10 @@ export interface HandlerDeps {
   readonly observer: ProtocolObserver;
   /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
+  /** Whether a connection's credential may speak for an id (agentAdmission.ts); all may when absent. */
+  readonly admission?: AgentAdmission | undefined;
+  /** fleet.max_agents: a new agent past it is refused (Unavailable); unlimited when absent. */
+  readonly maxAgents?: number | undefined;
   /** Which connection holds which agent (connectionOwners.ts); the handler claims and binds. */
   readonly owners: ConnectionOwners;
   /** Answers agents' CSRs (agents.ca); CSRs are ignored and not declared when absent. */
@@ -96,7 +116,7 @@ export interface HandlerDeps {
 }
 
 export interface OpampHandler {
-  handle(connection: OpampConnection, payload: Uint8Array): HandleResult;
+  handle(connection: OpampConnection, payload: Uint8Array): PendingResult;
   /** A WebSocket closed: every agent still bound to it is disconnected at once. */
   closed(connection: OpampConnection): void;
   /**
@@ -131,17 +151,15 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     return { ok: false, reply, error };
   }
 
-  /**
-   * A readable message refused by a rule: answered on both transports with a ServerErrorResponse of
-   * type BadRequest carrying the reason (an HTTP agent gets it in a 200, as OpAMP has it), counted by
-   * the caller, nothing folded.
-   */
-  function badRequest(connection: OpampConnection, uidBytes: Uint8Array, reason: string): HandleResult {
-    const reply = encoder.encode(
-      { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: reason } },
-      connection.replyHeadroom,
-    );
-    return { ok: true, reply };
+  /** A readable message refused by a rule (refusal.ts): counted, logged by the host, nothing folded. */
+  function refuse(
+    connection: OpampConnection,
+    uidBytes: Uint8Array,
+    reason: string,
+    text: string,
+  ): HandleResult {
+    observer.refused?.(reason, connection.remoteAddr);
+    return refusalReply(encoder, connection, uidBytes, reason, text);
   }
 
   /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
@@ -204,7 +222,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     return { ok: true, reply };
   }
 
-  function handle(connection: OpampConnection, payload: Uint8Array): HandleResult {
+  function handle(connection: OpampConnection, payload: Uint8Array): PendingResult {
     const at = now();
     observer.messageReceived();
     deps.onInbound?.(connection, payload, at);
@@ -227,36 +245,75 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       );
     if ((msg.flags & RequestInstanceUid) !== 0n) return assignInstanceUid(connection, uidBytes, at);
     try {
-      return handleAgentMessage(connection, msg, uid, uidBytes, at);
+      return admitThenHandle(connection, msg, uid, uidBytes, at);
     } catch (error) {
-      // Hostile input must not throw out of the handler: translation and decision are pure and run
-      // before anything is published, so a throw here (e.g. a RangeError) leaves the registry as it was.
-      return reject(connection, uidBytes, `message could not be processed: ${(error as Error).message}`);
+      return failed(connection, uidBytes, error);
     }
   }
 
-  function handleAgentMessage(
+  /**
+   * Hostile input must not throw out of the handler: translation and decision are pure and run
+   * before anything is published, so a throw (e.g. a RangeError) leaves the registry as it was.
+   */
+  function failed(connection: OpampConnection, uidBytes: Uint8Array, error: unknown): HandleResult {
+    return reject(connection, uidBytes, `message could not be processed: ${(error as Error).message}`);
+  }
+
+  /**
+   * Rules first, then the credential (synchronous once known; agentAdmission.ts), then the decision.
+   * A message that waited for the store is checked again: the connection may have closed, another
+   * may have claimed the id, the fleet may have filled meanwhile.
+   */
+  function admitThenHandle(
     connection: OpampConnection,
     msg: DecodedAgentToServer,
     uid: InstanceUid,
     uidBytes: Uint8Array,
     at: number,
-  ): HandleResult {
-    const claim = owners.claim(uid, connection);
-    if (isRefusal(claim)) return reject(connection, uidBytes, refusalText[claim]);
+  ): PendingResult {
     const message = toAgentMessage(msg, uid);
-    // Before anything is folded: a report past a limit changes nothing and is answered BadRequest.
-    const violation = deps.reportLimits && checkReport(message, deps.reportLimits);
-    if (violation !== undefined) {
-      observer.refused?.(violation.limit);
-      return badRequest(connection, uidBytes, violation.reason);
-    }
-    const csr =
-      msg.certificateRequest &&
-      deps.certificates?.answer(connection, uid, uidBytes, msg.certificateRequest, at);
-    if (csr !== undefined && 'refused' in csr) return badRequest(connection, uidBytes, csr.refused);
-    const command = message.disconnect ? undefined : deps.commands?.peek(uid);
+    const claim = owners.claim(uid, connection);
     const known = registry.get(uid);
+    const broken = brokenRule(deps, connection, message, claim, known, registry.size);
+    if (broken !== undefined) return refuse(connection, uidBytes, broken.reason, broken.text);
+    const admission = deps.admission?.admit(connection, uid, at);
+    const csr = msg.certificateRequest;
+    if (admission === undefined)
+      return handleAgentMessage(connection, message, uidBytes, at, claim as Claim, known, csr);
+    if (!(admission instanceof Promise))
+      return refuse(connection, uidBytes, admission.reason, admission.text);
+    return admission.then((refusal: Admission): HandleResult => {
+      if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
+      if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
+      try {
+        const again = owners.claim(uid, connection);
+        const current = registry.get(uid);
+        const late = brokenRule(deps, connection, message, again, current, registry.size, true);
+        if (late !== undefined) return refuse(connection, uidBytes, late.reason, late.text);
+        return handleAgentMessage(connection, message, uidBytes, at, again as Claim, current, csr);
+      } catch (error) {
+        return failed(connection, uidBytes, error);
+      }
+    });
+  }
+
+  function handleAgentMessage(
+    connection: OpampConnection,
+    message: AgentMessage,
+    uidBytes: Uint8Array,
+    at: number,
+    claim: Claim,
+    known: AgentState | undefined,
+    certificateRequest: Uint8Array | undefined,
+  ): HandleResult {
+    const uid = message.uid;
+    // After the id's binding is known: a CSR is answered only for the id this credential holds.
+    const csr =
+      certificateRequest && deps.certificates?.answer(connection, uid, uidBytes, certificateRequest, at);
+    // Counted by the offers under the CSR's own reason; answered BadRequest, nothing folded.
+    if (csr !== undefined && 'refused' in csr)
+      return refusalReply(encoder, connection, uidBytes, 'csr', csr.refused);
+    const command = message.disconnect ? undefined : deps.commands?.peek(uid);
     const decision = decideAgent(known, message, {
       at,
       session: connection.session(),
@@ -276,6 +333,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
 
   function closed(connection: OpampConnection): void {
     const at = now();
+    connection.closed = true;
     deps.onClosed?.(connection, at);
     // Exactly the agents this connection still holds: one that moved to another socket, said
     // goodbye or was disconnected by the liveness sweep is no longer among them.

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { admissionOf } from './admission.ts';
-import { createConnection, type ConnectionIds } from './connection.ts';
+import { authOf, createConnection, type ConnectionIds } from './connection.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { peerOf } from './peer.ts';
 
@@ -52,6 +52,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 export interface HttpTransport {
+  /** The request's admission (admission.ts) travels on it to the connection. */
   serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
@@ -62,8 +63,13 @@ export function createHttpTransport(
 ): HttpTransport {
   const limit = options.maxMessageBytes;
 
-  function fail(res: ServerResponse, status: number, message: string): void {
-    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+  function fail(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+  ): void {
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', ...headers });
     res.end(`${message}\n`);
   }
 
@@ -82,11 +88,13 @@ export function createHttpTransport(
       return;
     }
     const peer = peerOf(req);
-    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, options.connectionIds());
-    connection.admission = admissionOf(req);
-    const result = handler.handle(connection, body);
+    const id = options.connectionIds();
+    const admission = admissionOf(req);
+    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, id, authOf(admission));
+    connection.admission = admission;
+    const result = await handler.handle(connection, body);
     if (!result.ok) {
-      fail(res, 400, result.error);
+      fail(res, result.status ?? 400, result.error, result.headers);
       return;
     }
     const headers: Record<string, string> = { 'Content-Type': protobufContentType };

@@ -7,6 +7,9 @@
 // reply and uncorked once the read's frames are handled (process.nextTick: ws handles every frame of
 // a read before it returns), so an agent that keeps several messages in flight costs one syscall per
 // read instead of one per reply. A push (a reply outside any read) is not held.
+// When the handler answers with a promise (an id whose credential the store is asked about), the
+// socket's later messages wait in order behind it, at most maxWaiting of them: a client that floods
+// meanwhile is closed with 1008.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -14,13 +17,20 @@ import type { SchedulerLike } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { ConnectionId } from '../../events/ids.ts';
 import { admissionOf } from './admission.ts';
-import { Connection, type ConnectionIds, type OpampConnection } from './connection.ts';
+import {
+  authOf,
+  Connection,
+  type ConnectionAuth,
+  type ConnectionIds,
+  type OpampConnection,
+} from './connection.ts';
 import { frameHeaderBytes, unframe } from './framing.ts';
-import type { OpampHandler, ProtocolObserver } from './handler.ts';
+import type { HandleResult, OpampHandler, PendingResult, ProtocolObserver } from './handler.ts';
 import { createIdleSweep, type IdleMark } from './idleSweep.ts';
 import { peerOf } from './peer.ts';
 
 export interface WsTransport {
+  /** The request's admission (admission.ts) travels on it to the connection. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Open sockets (shutdown closes them with 1001 going away). */
   readonly sockets: ReadonlySet<WebSocket>;
@@ -45,6 +55,9 @@ function sendReply(ws: WebSocket, framed: Uint8Array, tail: Uint8Array | undefin
 
 const uncork = (socket: Duplex): void => socket.uncork();
 
+/** Messages a socket may send while one of its messages waits for the credential store. */
+export const maxWaiting = 64;
+
 /** A WebSocket's connection: the socket its replies are corked on, and pushes sent as replies are. */
 class WsConnection extends Connection implements IdleMark {
   readonly ws: WebSocket;
@@ -52,16 +65,23 @@ class WsConnection extends Connection implements IdleMark {
   /** For the idle sweep (idleSweep.ts). */
   spoke = false;
   heardAt = 0;
+  /** Messages that arrived while an earlier one waits for the handler's promise; undefined when none waits. */
+  waiting: Uint8Array[] | undefined = undefined;
 
   constructor(
     ws: WebSocket,
     socket: Duplex,
     peer: { remoteAddr: string; tlsSubject: string | null },
     id: ConnectionId,
+    auth: ConnectionAuth | undefined,
   ) {
-    super('ws', peer.remoteAddr, peer.tlsSubject, id);
+    super('ws', peer.remoteAddr, peer.tlsSubject, id, auth);
     this.ws = ws;
     this.socket = socket;
+  }
+
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
   }
 
   /** Replies are encoded after the framing header (framing.ts): the header is their first byte. */
@@ -71,10 +91,6 @@ class WsConnection extends Connection implements IdleMark {
 
   send(message: Uint8Array, tail?: Uint8Array): void {
     sendReply(this.ws, message, tail);
-  }
-
-  close(code: number, reason: string): void {
-    this.ws.close(code, reason);
   }
 }
 
@@ -139,9 +155,48 @@ export function createWsTransport(
       return;
     }
     const connection = ws[connectionOf];
-    const result = handler.handle(connection, unframed.payload);
+    const waiting = connection.waiting;
+    if (waiting === undefined) return answer(connection, handler.handle(connection, unframed.payload));
+    if (waiting.length >= maxWaiting) {
+      observer.messageFailed('too many messages waiting');
+      ws.close(1008, 'too many messages while the credential is checked');
+      return;
+    }
+    waiting.push(unframed.payload);
+  }
+
+  /** Sends a result now, or once its promise settles; later messages wait for it (in order). */
+  function answer(connection: WsConnection, result: PendingResult): void {
+    if (!(result instanceof Promise)) return reply(connection, result);
+    connection.waiting ??= [];
+    result.then(
+      (settled) => {
+        reply(connection, settled);
+        drain(connection);
+      },
+      // The handler's promises do not reject (a failing store is a refusal); if one did, the
+      // socket's order could not be kept.
+      () => connection.close(1011, 'internal error'),
+    );
+  }
+
+  /** Handles what waited, in order, until one waits again (the rest keep waiting behind it). */
+  function drain(connection: WsConnection): void {
+    const waiting = connection.waiting ?? [];
+    connection.waiting = undefined;
+    while (waiting.length > 0 && !connection.closed) {
+      const result = handler.handle(connection, waiting.shift()!);
+      if (result instanceof Promise) {
+        connection.waiting = waiting;
+        return answer(connection, result);
+      }
+      reply(connection, result);
+    }
+  }
+
+  function reply(connection: WsConnection, result: HandleResult): void {
+    const { ws, socket } = connection;
     if (result.reply === null || ws.readyState !== ws.OPEN) return;
-    const { socket } = connection;
     if (socket.writableCorked === 0) {
       socket.cork();
       process.nextTick(uncork, socket);
@@ -165,8 +220,9 @@ export function createWsTransport(
   }
 
   function serve(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
-    const connection = new WsConnection(ws, socket, peerOf(req), options.connectionIds());
-    connection.admission = admissionOf(req);
+    const admission = admissionOf(req);
+    const connection = new WsConnection(ws, socket, peerOf(req), options.connectionIds(), authOf(admission));
+    connection.admission = admission;
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);

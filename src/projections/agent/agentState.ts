@@ -62,7 +62,11 @@ export const isHealthReported = (agent: AgentState): boolean => agent.health !==
  */
 export function attributeOf(agent: AgentState, key: string): string | undefined {
   const d = agent.description;
-  if (d === null) return undefined;
+  return d === null ? undefined : descriptionAttribute(d, key);
+}
+
+/** attributeOf over a description alone (a report not folded yet). */
+export function descriptionAttribute(d: AgentDescription, key: string): string | undefined {
   const identifying: unknown = d.identifying[key];
   if (typeof identifying === 'string') return identifying;
   const other: unknown = d.nonIdentifying[key];

@@ -90,15 +90,15 @@ function countFrames(pending: Buffer, onFrame: () => void): Buffer {
   return at === 0 ? pending : pending.subarray(at);
 }
 
-/** An `Authorization` header line (CRLF included) for an enrollment token, or nothing. */
-const authorizationLine = (token: string | undefined) =>
+/** The Authorization header line of an enrollment token (agents.tokens), or nothing. */
+const authorizationLine = (token: string | undefined): string =>
   token === undefined ? '' : `Authorization: Bearer ${token}\r\n`;
 
 async function upgrade(socket: Socket, url: URL, token?: string): Promise<Buffer> {
   const key = randomBytes(16).toString('base64');
   socket.write(
     `GET /v1/opamp HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-      `${authorizationLine(token)}Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${authorizationLine(token)}\r\n`,
   );
   let received = Buffer.alloc(0);
   for (;;) {
@@ -121,8 +121,8 @@ export async function runWsLoad(
     window: number;
     mix: StatusMix;
     localAddresses?: readonly string[];
-    /** An enrollment token every agent presents (agents.tokens). */
-    token?: string | undefined;
+    /** An enrollment token every upgrade presents. */
+    token?: string;
   },
   counters: LoadCounters,
 ): Promise<StopLoad> {
@@ -180,7 +180,7 @@ function responseLength(pending: Buffer, status: { code: number }): number {
 /** `agents` HTTP agents, each on its own keep-alive connection with one request in flight. */
 export async function runHttpLoad(
   baseUrl: string,
-  options: { agents: number; mix: StatusMix; localAddresses?: readonly string[]; token?: string | undefined },
+  options: { agents: number; mix: StatusMix; localAddresses?: readonly string[]; token?: string },
   counters: LoadCounters,
 ): Promise<StopLoad> {
   const url = new URL(baseUrl);
@@ -229,12 +229,7 @@ export interface StormResult {
  */
 export async function runWsStorm(
   baseUrl: string,
-  options: {
-    agents: number;
-    concurrency: number;
-    localAddresses?: readonly string[];
-    token?: string | undefined;
-  },
+  options: { agents: number; concurrency: number; localAddresses?: readonly string[]; token?: string },
 ): Promise<StormResult> {
   const url = new URL(baseUrl);
   const sockets: Socket[] = [];

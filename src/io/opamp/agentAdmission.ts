@@ -1,0 +1,129 @@
+// Whether the credential a connection presented may speak for an instance id (issue 22;
+// docs/security.md "The binding rule"). An id belongs to the first credential that presents it; the
+// credential store (PostgreSQL, else memory) decides, and it is asynchronous. So that the hot path
+// stays a comparison, a verdict is remembered twice:
+//  - on the connection: the ids admitted on it (nearly always one). A WebSocket asks the store once
+//    per id; a revocation closes it (revocationCloser.ts), so nothing it remembers goes stale;
+//  - here, for every connection: which credential holds each id, for `cacheMs` (plain-HTTP agents
+//    open a connection per poll). A revocation on any replica forgets the id at once; a change of
+//    holder made on another replica (an agent moving to its own certificate) is seen here at most
+//    `cacheMs` later.
+// Open mode (no credential on the connection) never asks the store: there, only a live connection
+// holds an id (connectionOwners.ts).
+// Contract: admit() is called in message order per connection; the caller waits for a promise before
+// handling the connection's next message. The promise never rejects: a store that fails is a refusal.
+
+import type { InstanceUid } from '../../events/ids.ts';
+import { sameHolder, type AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { BindOutcome, CredentialStore } from '../../projections/identity/credentialStore.ts';
+import type { OpampConnection } from './connection.ts';
+
+/** Why an id was refused to a credential (reasons of svc_opamp_refused_total). */
+export type AdmissionReason = 'uid_bound_elsewhere' | 'revoked' | 'credential_store_unavailable';
+
+export interface AdmissionRefusal {
+  readonly reason: AdmissionReason;
+  /** For the agent (ServerErrorResponse) and the log; names no secret. */
+  readonly text: string;
+}
+
+/** undefined: admitted. */
+export type Admission = AdmissionRefusal | undefined;
+
+export interface AgentAdmission {
+  /** Synchronous when the verdict is remembered; a promise when the store is asked. */
+  admit(connection: OpampConnection, uid: InstanceUid, at: number): Admission | Promise<Admission>;
+  /** The id's credential was revoked: nothing remembered of it here may admit it again. */
+  forget(uid: InstanceUid): void;
+}
+
+export interface AgentAdmissionOptions {
+  readonly store: Pick<CredentialStore, 'bind'>;
+  /** How long a holder read from the store admits it here without asking again. */
+  readonly cacheMs: number;
+  /** Ids remembered at most (the oldest go first). */
+  readonly cacheSize: number;
+  /** The store failed (logged by the host; the message is refused). */
+  readonly onStoreError: (error: unknown) => void;
+}
+
+interface Held {
+  readonly credential: AgentCredential;
+  readonly until: number;
+}
+
+function remember(connection: OpampConnection, uid: InstanceUid): void {
+  const last = connection.admitted;
+  if (last !== undefined && last !== uid) (connection.admittedMore ??= new Set()).add(last);
+  connection.admitted = uid;
+}
+
+const isAdmittedOn = (connection: OpampConnection, uid: InstanceUid): boolean =>
+  connection.admitted === uid || connection.admittedMore?.has(uid) === true;
+
+/** Refusals made once, shared by every message they answer. */
+const revoked: AdmissionRefusal = Object.freeze({
+  reason: 'revoked',
+  text: 'the credential of this instance_uid was revoked',
+});
+const storeDown: AdmissionRefusal = Object.freeze({
+  reason: 'credential_store_unavailable',
+  text: 'the binding of instance_uid to its credential could not be checked; try again later',
+});
+
+export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmission {
+  const holders = new Map<InstanceUid, Held>();
+  /**
+   * Revocations heard so far. A bind that was in flight while one was heard is asked again: it may
+   * have read the binding before the revocation, when the connection closer found nothing to close.
+   */
+  let revocations = 0;
+
+  function hold(uid: InstanceUid, credential: AgentCredential, at: number): void {
+    holders.delete(uid);
+    if (holders.size >= options.cacheSize) holders.delete(holders.keys().next().value!);
+    holders.set(uid, { credential, until: at + options.cacheMs });
+  }
+
+  async function ask(connection: OpampConnection, uid: InstanceUid, at: number): Promise<Admission> {
+    const credential = connection.auth!.credential;
+    let bound: BindOutcome;
+    try {
+      let heard: number;
+      let attempts = 0;
+      do {
+        heard = revocations;
+        bound = await options.store.bind(uid, credential, at);
+      } while (heard !== revocations && bound.outcome === 'bound' && ++attempts < 3);
+    } catch (error) {
+      options.onStoreError(error);
+      return storeDown;
+    }
+    if (bound.outcome === 'revoked') return revoked;
+    if (bound.outcome === 'bound_elsewhere')
+      return {
+        reason: 'uid_bound_elsewhere',
+        text: `instance_uid belongs to another credential (${bound.holder.kind})`,
+      };
+    hold(uid, credential, at);
+    remember(connection, uid);
+    return undefined;
+  }
+
+  return {
+    admit(connection, uid, at) {
+      const auth = connection.auth;
+      if (auth === undefined || isAdmittedOn(connection, uid)) return undefined;
+      const held = holders.get(uid);
+      if (held !== undefined && held.until > at && sameHolder(held.credential, auth.credential)) {
+        remember(connection, uid);
+        return undefined;
+      }
+      return ask(connection, uid, at);
+    },
+    forget(uid) {
+      revocations++;
+      holders.delete(uid);
+    },
+  };
+}
