@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { App } from '../../../src/app.ts';
 import { createLogger } from '../../../src/io/logger.ts';
-import { createEnrollment } from '../../../src/io/opamp/enrollment.ts';
+import { createEnrollment, knownHeadersMax } from '../../../src/io/opamp/enrollment.ts';
 import {
   agentMessage,
   newUid,
@@ -85,6 +85,18 @@ describe('checking a bearer token', () => {
     expect(enrollment.check(undefined)).to.deep.equal({ ok: false, reason: 'missing_credential' });
     expect(enrollment.check(`Basic ${token}`)).to.deep.equal({ ok: false, reason: 'missing_credential' });
     expect(enrollment.check('Bearer other')).to.deep.equal({ ok: false, reason: 'unknown_credential' });
+  });
+
+  it('answers a header it accepted before the same way, also after more headers than it remembers', () => {
+    const headers = Array.from({ length: knownHeadersMax + 5 }, (_, n) => `Bearer ${token}${' '.repeat(n)}`);
+    for (const round of [1, 2])
+      for (const header of headers)
+        expect(enrollment.check(header), `round ${round}`).to.deep.equal({ ok: true, token: 'a' });
+    expect(enrollment.check('Bearer other'), 'a guess is never remembered as accepted').to.deep.equal({
+      ok: false,
+      reason: 'unknown_credential',
+    });
+    expect(enrollment.check(`Bearer ${token}x`)).to.deep.equal({ ok: false, reason: 'unknown_credential' });
   });
 
   it('lets every request in when no token is configured', () => {

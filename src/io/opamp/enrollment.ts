@@ -37,15 +37,31 @@ function granted(token: EnrollmentToken): EnrollmentCheck {
   return Object.freeze({ ok: true, token: token.name, selector: parsed.value });
 }
 
+/**
+ * Headers that presented a configured token, remembered with their answer: a plain-HTTP agent
+ * sends the same header with every poll, and hashing it each time was most of what authentication
+ * cost per message. Only accepted headers are kept (an attacker's guesses are hashed every time and
+ * never fill it); when full it starts over (a token rotation leaves old headers behind).
+ */
+export const knownHeadersMax = 256;
+
 export function createEnrollment(tokens: readonly EnrollmentToken[]): Enrollment {
   const byHash = new Map(tokens.map((t) => [t.sha256, granted(t)]));
+  const known = new Map<string, EnrollmentCheck>();
   return {
     required: byHash.size > 0,
     check(authorization) {
       if (byHash.size === 0) return open;
-      const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+      if (authorization === undefined) return missing;
+      const remembered = known.get(authorization);
+      if (remembered !== undefined) return remembered;
+      const match = /^Bearer +(\S+) *$/i.exec(authorization);
       if (match === null) return missing;
-      return byHash.get(createHash('sha256').update(match[1]!).digest('hex')) ?? unknown;
+      const answer = byHash.get(createHash('sha256').update(match[1]!).digest('hex'));
+      if (answer === undefined) return unknown;
+      if (known.size >= knownHeadersMax) known.clear();
+      known.set(authorization, answer);
+      return answer;
     },
   };
 }
