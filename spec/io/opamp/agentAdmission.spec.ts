@@ -5,19 +5,18 @@
 import { expect } from 'chai';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import { createAgentAdmission } from '../../../src/io/opamp/agentAdmission.ts';
-import {
-  createConnection,
-  createConnectionIds,
-  type ConnectionAuth,
-} from '../../../src/io/opamp/connection.ts';
+import { createConnection, createConnectionIds, type Admission } from '../../../src/io/opamp/connection.ts';
 import type { AgentCredential } from '../../../src/projections/identity/agentCredential.ts';
 import { createMemoryCredentialStore } from '../../../src/projections/identity/memoryCredentialStore.ts';
 import { uid } from '../../support/events.ts';
 
 const ids = createConnectionIds();
-const token = (name: string): ConnectionAuth => ({ credential: { kind: 'token', name } });
-const ws = (auth?: ConnectionAuth) => createConnection('ws', '127.0.0.1:1', null, ids(), auth);
-const http = (auth?: ConnectionAuth) => createConnection('http', '127.0.0.1:1', null, ids(), auth);
+const token = (name: string): Admission => ({
+  credential: { kind: 'token', name },
+  url: 'ws://opamp/v1/opamp',
+});
+const ws = (auth?: Admission) => createConnection('ws', '127.0.0.1:1', null, ids(), auth);
+const http = (auth?: Admission) => createConnection('http', '127.0.0.1:1', null, ids(), auth);
 
 function setup() {
   const store = createMemoryCredentialStore();

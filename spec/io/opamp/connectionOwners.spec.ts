@@ -98,6 +98,7 @@ describe('connection owners', () => {
     owners.bind(a, first);
     const credentialed = createConnection('ws', '127.0.0.1:2', null, nextId(), {
       credential: { kind: 'token', name: 'fleet' },
+      url: 'ws://opamp/v1/opamp',
     });
     expect(owners.claim(a, ws())).to.equal('uid_bound_elsewhere');
     expect(owners.claim(a, credentialed)).to.equal('moved');

@@ -11,6 +11,7 @@ const prod = (parseSelector('env=prod') as { ok: true; value: Selector }).value;
 const scoped = createConnection('ws', '127.0.0.1:1', null, ids(), {
   credential: { kind: 'token', name: 'prod' },
   selector: prod,
+  url: 'ws://opamp/v1/opamp',
 });
 const message = (attrs: Record<string, string>): AgentMessage => ({
   uid: uidOf(1),

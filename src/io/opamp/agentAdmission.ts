@@ -28,11 +28,11 @@ export interface AdmissionRefusal {
 }
 
 /** undefined: admitted. */
-export type Admission = AdmissionRefusal | undefined;
+export type AdmitOutcome = AdmissionRefusal | undefined;
 
 export interface AgentAdmission {
   /** Synchronous when the verdict is remembered; a promise when the store is asked. */
-  admit(connection: OpampConnection, uid: InstanceUid, at: number): Admission | Promise<Admission>;
+  admit(connection: OpampConnection, uid: InstanceUid, at: number): AdmitOutcome | Promise<AdmitOutcome>;
   /** The id's credential was revoked: nothing remembered of it here may admit it again. */
   forget(uid: InstanceUid): void;
 }
@@ -85,8 +85,12 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
     holders.set(uid, { credential, until: at + options.cacheMs });
   }
 
-  async function ask(connection: OpampConnection, uid: InstanceUid, at: number): Promise<Admission> {
-    const credential = connection.auth!.credential;
+  async function ask(
+    connection: OpampConnection,
+    uid: InstanceUid,
+    credential: AgentCredential,
+    at: number,
+  ): Promise<AdmitOutcome> {
     let bound: BindOutcome;
     try {
       let heard: number;
@@ -112,14 +116,14 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
 
   return {
     admit(connection, uid, at) {
-      const auth = connection.auth;
-      if (auth === undefined || isAdmittedOn(connection, uid)) return undefined;
+      const credential = connection.admission?.credential;
+      if (credential === undefined || isAdmittedOn(connection, uid)) return undefined;
       const held = holders.get(uid);
-      if (held !== undefined && held.until > at && sameHolder(held.credential, auth.credential)) {
+      if (held !== undefined && held.until > at && sameHolder(held.credential, credential)) {
         remember(connection, uid);
         return undefined;
       }
-      return ask(connection, uid, at);
+      return ask(connection, uid, credential, at);
     },
     forget(uid) {
       revocations++;

@@ -11,43 +11,31 @@ import type { Selector } from '../../projections/filter/selector.ts';
 import type { IssuedAgent } from '../tls/agentCa.ts';
 import { toInstanceUid } from './instanceUid.ts';
 
-/** How a connection got in (admission.ts): set by its transport before any message is handled. */
+/**
+ * How a connection got in (admission.ts), given to it by its transport before any message is
+ * handled: the one record the id binding (agentAdmission.ts), the token's selector (messageRules.ts)
+ * and the CSR flow (certificateOffer.ts) read.
+ */
 export interface Admission {
-  /** What it authenticated with; undefined in open mode. */
+  /** What it authenticated with; undefined in open mode (no token configured, no client certificate). */
   readonly credential: AgentCredential | undefined;
   /** The certificate of the agent CA it presented (then also `credential`), if any. */
-  readonly presented: IssuedAgent | undefined;
+  readonly presented?: IssuedAgent | undefined;
   /** The OpAMP URL the agent reached: scheme, its Host header, path (an offer's destination_endpoint). */
   readonly url: string;
   /** A token's selector (enrollment.ts), when the credential is a token that has one. */
   readonly selector?: Selector | undefined;
 }
 
-/**
- * What the request that opened a connection authenticated with (agentAdmission.ts): none in open
- * mode (no token configured, no client certificate).
- */
-export interface ConnectionAuth {
-  readonly credential: AgentCredential;
-  /** A token's selector: what an agent using it may claim to be (docs/security.md). */
-  readonly selector?: Selector | undefined;
-}
-
-/** What the id binding needs of an admission: its credential and a token's selector; none in open mode. */
-export const authOf = (admission: Admission | undefined): ConnectionAuth | undefined =>
-  admission?.credential === undefined
-    ? undefined
-    : { credential: admission.credential, selector: admission.selector };
-
 export interface OpampConnection {
   readonly id: ConnectionId;
   readonly transport: Transport;
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
-  /** The credential the request presented; undefined in open mode. */
-  readonly auth: ConnectionAuth | undefined;
+  /** How it got in; undefined for connections of a recording or a spec that made none. */
+  readonly admission: Admission | undefined;
   /**
-   * Ids admitted on this connection (their binding to `auth` is known; agentAdmission.ts): the last
+   * Ids admitted on this connection (their binding to its credential is known; agentAdmission.ts): the last
    * one, and every earlier one of a gateway. Written only by the admission.
    */
   admitted: InstanceUid | undefined;
@@ -56,8 +44,6 @@ export interface OpampConnection {
   closed: boolean;
   /** Set by the first gateway connect handshake on this connection. */
   isGateway: boolean;
-  /** How it got in; undefined for connections of a recording or a spec that made none. */
-  admission: Admission | undefined;
   /** Whether a reply went out already (server capabilities go on the first reply of a WebSocket). */
   replied: boolean;
   /** The session object shared by every agent on this connection. */
@@ -94,12 +80,11 @@ export class Connection implements OpampConnection {
   readonly transport: Transport;
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
-  readonly auth: ConnectionAuth | undefined;
+  readonly admission: Admission | undefined;
   admitted: InstanceUid | undefined = undefined;
   admittedMore: Set<InstanceUid> | undefined = undefined;
   closed = false;
   isGateway = false;
-  admission: Admission | undefined = undefined;
   replied = false;
   get replyHeadroom(): number {
     return 0;
@@ -117,13 +102,13 @@ export class Connection implements OpampConnection {
     remoteAddr: string,
     tlsSubject: string | null,
     id: ConnectionId,
-    auth?: ConnectionAuth,
+    admission?: Admission,
   ) {
     this.id = id;
     this.transport = transport;
     this.remoteAddr = remoteAddr;
     this.tlsSubject = tlsSubject;
-    this.auth = auth;
+    this.admission = admission;
   }
 
   instanceUid(bytes: Uint8Array): InstanceUid | undefined {
@@ -163,7 +148,7 @@ export function createConnection(
   remoteAddr: string,
   tlsSubject: string | null,
   id: ConnectionId,
-  auth?: ConnectionAuth,
+  admission?: Admission,
 ): OpampConnection {
-  return new Connection(transport, remoteAddr, tlsSubject, id, auth);
+  return new Connection(transport, remoteAddr, tlsSubject, id, admission);
 }

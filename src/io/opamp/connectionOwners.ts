@@ -87,7 +87,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
   function claim(uid: InstanceUid, connection: OpampConnection): Claim | ClaimRefusal {
     const holder = holders.get(uid);
     if (holder === connection) return 'held';
-    if (holder !== undefined && !policy.takeover && connection.auth === undefined)
+    if (holder !== undefined && !policy.takeover && connection.admission?.credential === undefined)
       return 'uid_bound_elsewhere';
     if (connection.transport === 'ws') {
       const count = countOf(connection);

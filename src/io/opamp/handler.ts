@@ -22,7 +22,7 @@ import {
 } from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
-import type { Admission, AgentAdmission } from './agentAdmission.ts';
+import type { AdmitOutcome, AgentAdmission } from './agentAdmission.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
@@ -282,7 +282,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       return handleAgentMessage(connection, message, uidBytes, at, claim as Claim, known, csr);
     if (!(admission instanceof Promise))
       return refuse(connection, uidBytes, admission.reason, admission.text);
-    return admission.then((refusal: Admission): HandleResult => {
+    return admission.then((refusal: AdmitOutcome): HandleResult => {
       if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
       if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
       try {

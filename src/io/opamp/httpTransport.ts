@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { admissionOf } from './admission.ts';
-import { authOf, createConnection, type ConnectionIds } from './connection.ts';
+import { createConnection, type ConnectionIds } from './connection.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { peerOf } from './peer.ts';
 
@@ -90,8 +90,7 @@ export function createHttpTransport(
     const peer = peerOf(req);
     const id = options.connectionIds();
     const admission = admissionOf(req);
-    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, id, authOf(admission));
-    connection.admission = admission;
+    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, id, admission);
     const result = await handler.handle(connection, body);
     if (!result.ok) {
       fail(res, result.status ?? 400, result.error, result.headers);

@@ -46,7 +46,7 @@ export function brokenRule(
 ): BrokenRule | undefined {
   if (isRefusal(claim)) return { reason: claim, text: claimText[claim] };
   if (!again) {
-    const selector = connection.auth?.selector;
+    const selector = connection.admission?.selector;
     const outside = selector && message.description && outsideScope(selector, message.description);
     if (outside) return { reason: 'selector', text: outside };
     const violation = rules.reportLimits && checkReport(message, rules.reportLimits);

@@ -17,13 +17,7 @@ import type { SchedulerLike } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { ConnectionId } from '../../events/ids.ts';
 import { admissionOf } from './admission.ts';
-import {
-  authOf,
-  Connection,
-  type ConnectionAuth,
-  type ConnectionIds,
-  type OpampConnection,
-} from './connection.ts';
+import { Connection, type Admission, type ConnectionIds, type OpampConnection } from './connection.ts';
 import { frameHeaderBytes, unframe } from './framing.ts';
 import type { HandleResult, OpampHandler, PendingResult, ProtocolObserver } from './handler.ts';
 import { createIdleSweep, type IdleMark } from './idleSweep.ts';
@@ -73,9 +67,9 @@ class WsConnection extends Connection implements IdleMark {
     socket: Duplex,
     peer: { remoteAddr: string; tlsSubject: string | null },
     id: ConnectionId,
-    auth: ConnectionAuth | undefined,
+    admission: Admission | undefined,
   ) {
-    super('ws', peer.remoteAddr, peer.tlsSubject, id, auth);
+    super('ws', peer.remoteAddr, peer.tlsSubject, id, admission);
     this.ws = ws;
     this.socket = socket;
   }
@@ -221,8 +215,7 @@ export function createWsTransport(
 
   function serve(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
     const admission = admissionOf(req);
-    const connection = new WsConnection(ws, socket, peerOf(req), options.connectionIds(), authOf(admission));
-    connection.admission = admission;
+    const connection = new WsConnection(ws, socket, peerOf(req), options.connectionIds(), admission);
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);
