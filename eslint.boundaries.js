@@ -1,7 +1,7 @@
 // The architecture as lint rules (README "Architecture"): which folder of src/ may import which.
 // Layers, from the bottom: events → projections → io → persistence → web | telemetry → the
-// composition root (src/app.ts, src/fleetCore.ts, src/main.ts). A folder imports only folders below
-// it; web and telemetry are siblings and never import each other, nor the OpAMP listener
+// composition root (the files directly in src/: app.ts, agentIdentity.ts, fleetCore.ts,
+// listeners.ts, main.ts). A folder imports only folders below it; web and telemetry are siblings and never import each other, nor the OpAMP listener
 // (src/io/opamp), which only the core factory wires. events and projections stay pure: no IO
 // libraries. import-x/no-cycle forbids run-time import circles anywhere in src/; it does not count
 // type-only imports, so `npm run lint` also runs tools/importCycles.ts, which does.
@@ -11,7 +11,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 // Every node: module counts: the pure core (events, projections) imports nothing from Node.
 const ioLibraries = ['node:*', 'pg', 'pg-*', 'ws', 'koa', '@koa/*', 'protobufjs', 'prom-client', 'pino'];
-const root = ['**/app.ts', '**/fleetCore.ts', '**/main.ts'];
+const root = ['**/app.ts', '**/agentIdentity.ts', '**/fleetCore.ts', '**/listeners.ts', '**/main.ts'];
 const folder = (name) => [`**/${name}/**`, `../${name}/**`];
 
 /** One block per folder: the imports it must not make, with the reason shown in the lint error. */

@@ -1,51 +1,41 @@
-// The composition root of the service: the fleet core (src/fleetCore.ts), telemetry, persistence
-// when database.host is set, the web UI and API, the three listeners and the lifecycle. Tests start
-// it in-process (port 0 addresses); main.ts starts it for real. No module-level singletons.
+// The composition root of the service: agent identity (src/agentIdentity.ts), the fleet core
+// (src/fleetCore.ts), telemetry, persistence when database.host is set, the web UI and API, the three
+// listeners (src/listeners.ts) and the lifecycle. Everything is made in dependency order, each part
+// from parts made before it. Tests start it in-process (port 0 addresses); main.ts starts it for
+// real. No module-level singletons.
 
-import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import type { Duplex } from 'node:stream';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { createAgentIdentity } from './agentIdentity.ts';
 import type { EventBus } from './events/bus.ts';
 import { createFleetCore } from './fleetCore.ts';
 import { readBuildInfo, type BuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
-import { baseUrl, closeServer, createPlainServer, createTlsServer, listen } from './io/listen.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
-import { createAdmission } from './io/opamp/admission.ts';
-import type { CertificateOffers } from './io/opamp/certificateOffer.ts';
-import type * as CertificateOfferModule from './io/opamp/certificateOffer.ts';
-import { createAgentAdmission } from './io/opamp/agentAdmission.ts';
 import { strictPolicy } from './io/opamp/connectionOwners.ts';
-import { createEnrollment } from './io/opamp/enrollment.ts';
 import { createRefusalLog } from './io/opamp/refusalLog.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
-import { certificateCapabilities } from './io/opamp/reply.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
+import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
 import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
 import { createNoConfigs } from './io/remoteConfig/noConfigs.ts';
-import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
-import type { AgentCa } from './io/tls/agentCa.ts';
-import type * as AgentCaModule from './io/tls/agentCa.ts';
-import { readAgentCa } from './io/tls/agentCaFiles.ts';
 import { loadTlsMaterial } from './io/tls/loadTls.ts';
-import { serverTlsOptions } from './io/tls/serverOptions.ts';
 import type { ListenerName } from './io/tls/tlsMaterial.ts';
+import { createListeners } from './listeners.ts';
 import type { ComplianceCountersProjection } from './projections/compliance/complianceCounters.ts';
 import type { FleetHistory } from './projections/history/fleetHistory.ts';
 import { createHistorySampler } from './projections/history/historySampler.ts';
+import { createAgentRevoker } from './projections/identity/agentRevoker.ts';
+import type { CredentialStore } from './projections/identity/credentialStore.ts';
+import { createMemoryCredentialStore } from './projections/identity/memoryCredentialStore.ts';
 import type { LivenessThresholds } from './projections/liveness/sweep.ts';
 import type { Registry } from './projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from './projections/remoteConfig/configCatalog.ts';
 import { configStateOf } from './projections/remoteConfig/configState.ts';
 import type { DesiredConfigs } from './projections/remoteConfig/desiredConfigProjection.ts';
-import type { CredentialStore } from './projections/identity/credentialStore.ts';
-import { createAgentRevoker } from './projections/identity/agentRevoker.ts';
-import { createMemoryCredentialStore } from './projections/identity/memoryCredentialStore.ts';
 import type * as PersistenceModule from './persistence/persistence.ts';
-import type { Persistence } from './persistence/persistence.ts';
 import { createServerTelemetry, createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
@@ -93,28 +83,12 @@ function loadPersistence(): typeof PersistenceModule {
   return createRequire(import.meta.url)('./persistence/persistence.ts') as typeof PersistenceModule;
 }
 
-/** The X.509 library behind the agent CA takes most of a second to load: only with agents.ca. */
-function loadAgentCa(): { ca: typeof AgentCaModule; offers: typeof CertificateOfferModule } {
-  const load = createRequire(import.meta.url);
-  return {
-    ca: load('./io/tls/agentCa.ts') as typeof AgentCaModule,
-    offers: load('./io/opamp/certificateOffer.ts') as typeof CertificateOfferModule,
-  };
-}
-/**
- * How long a credential's binding read from the store admits it without asking again (a plain-HTTP
- * agent connects per poll); also how late a change of holder made on another replica is seen here.
- */
-const bindingCacheMs = 5 * 60_000;
-
 export function createApp(config: Config, deps: AppDeps): App {
   const { logger } = deps;
   const scheduler = deps.scheduler ?? asyncScheduler;
   const refusalLog = createRefusalLog(logger, () => scheduler.now());
   const onError = (projection: string, error: unknown) =>
     logger.error({ err: error, projection }, 'projection failed');
-  // SPEC durability rule 1: with database.host empty nothing of persistence is created.
-  const persistenceOn = config.database.host !== '';
 
   let recorder: Recorder | undefined;
   const build = deps.build ?? readBuildInfo({});
@@ -137,30 +111,20 @@ export function createApp(config: Config, deps: AppDeps): App {
   };
   // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
   const tls = loadTlsMaterial(config);
-  // The agent CA (agents.ca) answers CSRs once start() created it; its certificates are presented
-  // over TLS, so without TLS on the OpAMP listener nothing is offered.
-  const agentCaMaterial = tls.opamp ? readAgentCa(config.agents.ca).material : undefined;
-  if (config.agents.ca.cert_file !== '' && tls.opamp === undefined)
-    logger.warn(
-      {},
-      'agents.ca is set but the OpAMP listener has no TLS (opamp_tls): no certificates are offered',
-    );
-  let agentCa: AgentCa | undefined;
-  let offers: CertificateOffers | undefined;
-  const certificates: CertificateOffers | undefined = agentCaMaterial && {
-    capabilities: certificateCapabilities,
-    answer: (...args) => {
-      if (offers === undefined) throw new Error('a CSR before the agent CA was created');
-      return offers.answer(...args);
-    },
-  };
-  // Bindings of ids to credentials: asked through `credentials`, made once persistence exists below.
-  const admission = createAgentAdmission({
-    store: { bind: (uid, credential, at) => credentials.bind(uid, credential, at) },
-    cacheMs: bindingCacheMs,
-    cacheSize: config.fleet.max_agents,
-    onStoreError: (error) => logger.error({ err: error }, 'credential store failed: agent refused'),
+
+  // SPEC durability rule 1: with database.host empty nothing of persistence is created. The pools
+  // and the credential store come first: the agents' admission is built on the store.
+  const persistenceModule = config.database.host === '' ? undefined : loadPersistence();
+  const database = persistenceModule?.openDatabase(config, logger, `${hostname()}:${process.pid}`);
+  const credentials = database?.credentials ?? createMemoryCredentialStore();
+  const identity = createAgentIdentity(config, {
+    logger,
+    scheduler,
+    tls,
+    credentials,
+    refused: protocol.refused,
   });
+
   const core = createFleetCore({
     scheduler,
     fleet: {
@@ -171,15 +135,17 @@ export function createApp(config: Config, deps: AppDeps): App {
       maxAgents: config.fleet.max_agents,
       ownership: strictPolicy(config.agents.max_per_gateway),
     },
-    admission,
+    admission: identity.bindings,
     observer: protocol,
     onError,
     // Traffic recording (debug.record_file): the recorder exists only between start() and stop().
     onInbound: (connection, payload, at) => recorder?.message(connection, payload, at),
     onClosed: (connection, at) => recorder?.connectionClosed(connection, at),
-    certificates,
+    certificates: identity.certificates,
   });
   const { bus, registry, compliance, thresholds } = core;
+  const publish = (event: Parameters<EventBus['publish']>[0]) => bus.publish(event);
+  const desiredFor = core.desired.desiredFor.bind(core.desired);
   const authOptions = (listener: ListenerName) => ({
     enabled: tls[listener]?.ca !== undefined,
     mapping: config.auth.role_mapping,
@@ -196,11 +162,11 @@ export function createApp(config: Config, deps: AppDeps): App {
       events$: bus.events$,
       registry,
       compliance,
-      desiredFor: (agent) => core.desired.desiredFor(agent),
+      desiredFor,
       logger,
       onError,
       // SPEC: svc_agents_evicted_total "fires at soft-delete time when persistence is on".
-      evictionsCountedAt: persistenceOn ? 'soft_delete' : 'sweep',
+      evictionsCountedAt: database ? 'soft_delete' : 'sweep',
       isReady: () => ready,
       isDraining: () => draining,
       auth: createTelemetryAuth(authOptions('telemetry')),
@@ -208,80 +174,51 @@ export function createApp(config: Config, deps: AppDeps): App {
     serverTelemetry,
   );
   const eventLog = createEventLog(bus.events$, logger);
-  const enrollment = createEnrollment(config.agents.tokens);
-  // SPEC allows unauthenticated agents; say so once, so it is a decision and not an oversight.
-  if (!enrollment.required && config.opamp_tls.client_ca_file === '')
-    logger.warn(
-      {},
-      'agents are not authenticated: set agents.tokens or opamp_tls.client_ca_file (docs/security.md)',
-    );
   const opamp = createOpampServer(core.handler, protocol, {
     maxMessageBytes: config.opamp.max_message_bytes,
     onError: (error) => logger.error({ err: error }, 'opamp request failed'),
     maxConnections: config.opamp.max_connections,
     idleTimeoutMs: thresholds.evictAfterMs,
     scheduler,
-    admit: createAdmission({
-      enrollment,
-      agentCa: () => agentCa,
-      // Read when an agent certificate is presented, after start() (the store is made below).
-      store: {
-        binding: (uid) => credentials.binding(uid),
-        certificates: (uid) => credentials.certificates(uid),
-      },
-      clientCa: config.opamp_tls.client_ca_file !== '',
-      now: () => scheduler.now(),
-    }),
-    onRefused: (reason, remoteAddr) => {
-      metrics.protocol.refused(reason);
-      refusalLog.refused(reason, remoteAddr);
-    },
+    admit: identity.admit,
+    onRefused: protocol.refused,
   });
 
   const startedAt = scheduler.now();
-  const persistence: Persistence | undefined = persistenceOn
-    ? loadPersistence().createPersistence({
-        config,
-        logger,
-        scheduler,
-        registry,
+  const persistence =
+    database &&
+    persistenceModule?.createPersistence({
+      database,
+      config,
+      logger,
+      scheduler,
+      registry,
+      events$: bus.events$,
+      publish,
+      disconnectAfterMs: thresholds.disconnectAfterMs,
+      metrics: (gauges) => metrics.persistenceMetrics(gauges),
+      remoteConfigs: config.remote_config.dir === '',
+      replica: `${hostname()}:${process.pid}`,
+      jobs: {
         events$: bus.events$,
-        publish: (event) => bus.publish(event),
-        disconnectAfterMs: thresholds.disconnectAfterMs,
-        metrics: (gauges) => metrics.persistenceMetrics(gauges),
-        remoteConfigs: config.remote_config.dir === '',
-        replica: `${hostname()}:${process.pid}`,
-        jobs: {
-          events$: bus.events$,
-          publish: (event) => bus.publish(event),
-          agentHere: (uid) => registry.get(uid),
-          desiredFor: (agent) => core.desired.desiredFor(agent),
-          deliver: (uid) => {
-            core.commands.queue(uid, 'restart');
-            core.handler.push(uid);
-          },
-          withdraw: (uid) => core.commands.drop(uid),
+        publish,
+        agentHere: (uid) => registry.get(uid),
+        desiredFor,
+        deliver: (uid) => {
+          core.commands.queue(uid, 'restart');
+          core.handler.push(uid);
         },
-      })
-    : undefined;
+        withdraw: (uid) => core.commands.drop(uid),
+      },
+    });
   // Where remote configs live (docs/remote-config.md): remote_config.dir when set (then the only
   // source), else the database, else nowhere (writes answer 503).
   const configDirectory =
     config.remote_config.dir === ''
       ? undefined
-      : createConfigDirectory({
-          dir: config.remote_config.dir,
-          publish: (event) => bus.publish(event),
-          scheduler,
-          logger,
-        });
+      : createConfigDirectory({ dir: config.remote_config.dir, publish, scheduler, logger });
   const configs: ConfigCatalog = configDirectory ?? persistence?.configs ?? createNoConfigs();
-  const credentials = persistence?.credentials ?? createMemoryCredentialStore();
-  const revoker = createAgentRevoker({
-    store: credentials,
-    publish: (event) => bus.publish(event),
-    now: () => scheduler.now(),
-  });
+  const revoker = createAgentRevoker({ store: credentials, publish, now: () => scheduler.now() });
   if (persistence !== undefined) metrics.jobMetrics(() => persistence.jobs.counts());
   const reader = createFleetReader({
     registry,
@@ -289,14 +226,10 @@ export function createApp(config: Config, deps: AppDeps): App {
     store: persistence?.reader,
     onStoreFallback: persistence && metrics.storeFallbacks(),
   });
-  const resolveTargets = createJobTargetResolver({
-    reader,
-    desiredFor: (agent) => core.desired.desiredFor(agent),
-    configs,
-  });
+  const resolveTargets = createJobTargetResolver({ reader, desiredFor, configs });
   const history = createHistorySampler({
     agents: () => registry.values(),
-    configStateOf: (agent) => configStateOf(agent, core.desired.desiredFor(agent)),
+    configStateOf: (agent) => configStateOf(agent, desiredFor(agent)),
     traffic: () => traffic,
     scheduler,
     onError,
@@ -308,10 +241,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     api: {
       build,
       credentials,
-      agentAuthentication: {
-        tokens: enrollment.required,
-        client_certificates: config.opamp_tls.client_ca_file !== '',
-      },
+      agentAuthentication: identity.authentication,
       now: () => scheduler.now(),
       startedAt,
       observeRequest: metrics.observeRequest,
@@ -334,39 +264,13 @@ export function createApp(config: Config, deps: AppDeps): App {
       anonymousReads: config.auth.anonymous_reads,
     }),
   });
-
-  const servers: { opamp?: Server; ui?: Server; telemetry?: Server } = {};
-  const urls = { opamp: '', ui: '', telemetry: '' };
+  const listeners = createListeners(config.listeners, tls, identity.caPem);
 
   async function start(): Promise<void> {
     if (config.debug.record_file !== '') {
       const header = recordingHeaderOf(config, scheduler.now());
       recorder = await createRecorder({ file: config.debug.record_file, header, logger });
     }
-    const serve = (listener: ListenerName, handler: Parameters<typeof createPlainServer>[0]) => {
-      const material = tls[listener];
-      return material
-        ? createTlsServer(handler, serverTlsOptions(listener, material, agentCaMaterial?.certPem))
-        : createPlainServer(handler);
-    };
-    if (agentCaMaterial !== undefined) {
-      const modules = loadAgentCa();
-      agentCa = await modules.ca.createAgentCa(agentCaMaterial, {
-        trustDomain: config.agents.ca.trust_domain,
-        validityMs: config.agents.ca.validity,
-      });
-      offers = modules.offers.createCertificateOffers({
-        ca: agentCa,
-        store: credentials,
-        refused: protocol.refused,
-        heartbeatIntervalMs: config.fleet.heartbeat_interval,
-        logger,
-      });
-    }
-    const opampServer = serve('opamp', (req, res) => opamp.onRequest(req, res));
-    opampServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-      opamp.onUpgrade(req, socket, head),
-    );
     await metrics.start();
     if (config.auth.allow_unauthenticated_writes)
       logger.warn(
@@ -376,24 +280,18 @@ export function createApp(config: Config, deps: AppDeps): App {
     // agents arrive; the job steps get the resolver built on persistence's own reader.
     await persistence?.start({ resolveTargets });
     await configDirectory?.start();
-    servers.opamp = await listen(opampServer, config.listeners.opamp);
+    await listeners.open(
+      'opamp',
+      (req, res) => opamp.onRequest(req, res),
+      (req, socket, head) => opamp.onUpgrade(req, socket, head),
+    );
     const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];
-    servers.ui = await listen(
-      serve('ui', (req, res) => void uiHandler(req, res)),
-      config.listeners.ui,
-    );
-    servers.telemetry = await listen(
-      serve('telemetry', (req, res) => void telemetryHandler(req, res)),
-      config.listeners.telemetry,
-    );
-    const scheme = (listener: ListenerName) => (tls[listener] ? 'https' : 'http');
-    urls.opamp = baseUrl(servers.opamp, scheme('opamp'));
-    urls.ui = baseUrl(servers.ui, scheme('ui'));
-    urls.telemetry = baseUrl(servers.telemetry, scheme('telemetry'));
+    await listeners.open('ui', (req, res) => void uiHandler(req, res));
+    await listeners.open('telemetry', (req, res) => void telemetryHandler(req, res));
     core.startSweeping();
     history.start();
     ready = true;
-    logger.info(urls, 'listening');
+    logger.info(listeners.urls, 'listening');
   }
 
   async function stop(): Promise<void> {
@@ -403,7 +301,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     await new Promise((resolve) => setTimeout(resolve, config.shutdown.drain_delay));
     opamp.ws.closeAll(1001, 'server shutting down');
     await metrics.stop();
-    await Promise.all(Object.values(servers).map((s) => closeServer(s)));
+    await listeners.close();
     await recorder?.close();
     configDirectory?.stop();
     history.stop();
@@ -426,7 +324,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     thresholds,
     history: history.history,
     telemetry: metrics,
-    urls,
+    urls: listeners.urls,
     start,
     stop,
   };

@@ -2,6 +2,11 @@
 // database.host is set (rule 1): with the host empty nothing here is created, no connection is
 // attempted and no persistence metric is registered.
 //
+// Two steps, so the composition root never needs a lambda to reach something made later:
+// openDatabase() makes the pools and the credential store (the OpAMP admission asks it, and the
+// fleet core is built on the admission); createPersistence() builds the rest on that database and
+// on the core's bus and registry.
+//
 // Lifecycle: created with the app (the flusher subscribes to the change tracker, and the list
 // mirror to the bus, before any event flows); start() migrates under the advisory lock, starts the
 // job queue and the purge job, listens for notifications, loads the list mirror, and starts the
@@ -17,7 +22,7 @@ import type { Config } from '../io/config/schema.ts';
 import type { Logger } from '../io/logger.ts';
 import type { Registry } from '../projections/registry/registryProjection.ts';
 import { createAgentWriter, writeConcurrency } from './agents/agentWriter.ts';
-import { connectionSettings, connectionUrl } from './database/connectionSettings.ts';
+import { connectionSettings, connectionUrl, type ConnectionSettings } from './database/connectionSettings.ts';
 import { createFlusher, type Flusher } from './agents/flusher.ts';
 import { createBoss, jobQueueSchema, startPurgeJob } from './jobs/jobQueue.ts';
 import { createJobsUi, type JobsUi } from './jobs/jobsUi.ts';
@@ -41,7 +46,31 @@ import { createChangeTracker } from '../projections/changeTracker/changeTracker.
 import { createPgCredentialStore } from './identity/pgCredentialStore.ts';
 import { listenForRevocations } from './identity/revocationListener.ts';
 
+/** The connection pools and what needs nothing but them: made before the fleet core. */
+export interface Database {
+  readonly settings: ConnectionSettings;
+  readonly pools: Pools;
+  /** Agent credential bindings and issued certificates, shared by every replica. */
+  readonly credentials: CredentialStore;
+  /** Names this instance in revocation notices, unique even for two services in one process (specs). */
+  readonly notifier: string;
+}
+
+/** No connection is made here: the pools connect on first use (after start() migrated). */
+export function openDatabase(config: Config, logger: Logger, replica: string): Database {
+  const settings = connectionSettings(config.database);
+  const pools = createPools(settings, { poolMax: config.database.pool_max, readTimeoutMs: 5000, logger });
+  const notifier = `${replica}:${randomUUID()}`;
+  return {
+    settings,
+    pools,
+    notifier,
+    credentials: createPgCredentialStore(pools.write, { replica: notifier }),
+  };
+}
+
 export interface PersistenceDeps {
+  readonly database: Database;
   readonly config: Config;
   readonly logger: Logger;
   readonly scheduler: SchedulerLike;
@@ -78,8 +107,6 @@ export interface Persistence {
   readonly notifications: Notifications;
   /** The remote config catalog, when configs live in the database; writes wait for the reload. */
   readonly configs: PgConfigCatalog | undefined;
-  /** Agent credential bindings and issued certificates, shared by every replica. */
-  readonly credentials: CredentialStore;
   /** `late` is what persistence needs of what is built on it (the fleet reader merges its store). */
   start(late: PersistenceStartPorts): Promise<void>;
   stop(): Promise<void>;
@@ -92,13 +119,8 @@ export interface PersistenceStartPorts {
 
 export function createPersistence(deps: PersistenceDeps): Persistence {
   const { config, logger, scheduler, registry } = deps;
-  const settings = connectionSettings(config.database);
+  const { settings, pools, notifier } = deps.database;
   const policy = deps.writePolicy ?? defaultWritePolicy;
-  const pools: Pools = createPools(settings, {
-    poolMax: config.database.pool_max,
-    readTimeoutMs: 5000,
-    logger,
-  });
   const metrics = deps.metrics({
     writeTimeoutSeconds: Object.fromEntries(writeOps.map((op) => [op, policy.timeoutMs / 1000])) as Record<
       WriteOp,
@@ -161,9 +183,6 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     logger,
     replica: deps.replica,
   });
-  // Names this instance in revocation notices, unique even for two services in one process (specs).
-  const notifier = `${deps.replica}:${randomUUID()}`;
-  const credentials = createPgCredentialStore(pools.write, { replica: notifier });
   // Siblings' revocations reach this replica's bus (AgentCredentialRevoked).
   const stopRevocations = listenForRevocations({
     notifications,
@@ -235,7 +254,6 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     flusher,
     notifications,
     configs,
-    credentials,
     start,
     stop,
   };

@@ -18,6 +18,7 @@ import {
   type ServerToAgent,
 } from '../../support/agentClient.ts';
 import { opampRefusals } from '../../support/opampRefusals.ts';
+import { request } from '../../web/api/apiClient.ts';
 import { startApp } from '../../support/startApp.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
 import { httpsRequest } from '../tls/httpsClient.ts';
@@ -259,6 +260,27 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
       expect(reply.errorResponse?.errorMessage).to.match(/only to an authenticated agent/);
       expect((await opampRefusals(open)).csr_unauthenticated).to.equal(before + 1);
       expect(await open.credentials.certificates(uid as InstanceUid)).to.deep.equal([]);
+    });
+
+    it('says in /api/status that agent certificates are accepted but nothing is required', async () => {
+      expect((await request(`${open.urls.ui}/api/status`)).json).to.have.deep.property(
+        'agent_authentication',
+        {
+          required: false,
+          tokens: false,
+          client_certificates: false,
+          agent_certificates: true,
+        },
+      );
+      expect((await request(`${app.urls.ui}/api/status`)).json).to.have.deep.property(
+        'agent_authentication',
+        {
+          required: true,
+          tokens: true,
+          client_certificates: false,
+          agent_certificates: true,
+        },
+      );
     });
   });
 });

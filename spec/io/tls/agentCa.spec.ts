@@ -28,11 +28,11 @@ describe('agent CA: signing agents CSRs', () => {
   let ca: AgentCa;
   const now = Date.now();
 
-  before(async () => {
+  before(() => {
     pki = createPki('Agent CA');
     const { material, problems } = readAgentCa(caConfig(pki));
     expect(problems).to.deep.equal([]);
-    ca = await createAgentCa(material!, { trustDomain: 'example.org', validityMs: day });
+    ca = createAgentCa(material!, { trustDomain: 'example.org', validityMs: day });
   });
   after(() => pki.cleanup());
 
@@ -137,7 +137,7 @@ describe('agent CA: signing agents CSRs', () => {
 
   it('never issues past its own expiry', async () => {
     const { material } = readAgentCa(caConfig(pki));
-    const long = await createAgentCa(material!, { trustDomain: 'example.org', validityMs: 30 * day });
+    const long = createAgentCa(material!, { trustDomain: 'example.org', validityMs: 30 * day });
     const out = await long.signAgentCsr({
       csrPem: opensslCsr(pki.dir, 'long').csrPem,
       instanceUid: uid,

@@ -32,7 +32,7 @@ export async function startApiServer(extra: Partial<ApiDeps> = {}): Promise<ApiS
       reader: createFleetReader({ registry }),
       registry,
       build: { version: '0.0.0', commit: 'test', go_version: process.version },
-      agentAuthentication: { tokens: false, client_certificates: false },
+      agentAuthentication: { tokens: false, client_certificates: false, agent_certificates: false },
       now: () => Date.UTC(2026, 0, 1),
       startedAt: Date.UTC(2026, 0, 1),
       logger: silentLogger(),

@@ -122,7 +122,12 @@ describe('the OpenAPI document of the JSON API', () => {
       go_version: 'v',
       started_at: null,
       uptime_seconds: 1,
-      agent_authentication: { required: false, tokens: false, client_certificates: false },
+      agent_authentication: {
+        required: false,
+        tokens: false,
+        client_certificates: false,
+        agent_certificates: false,
+      },
     };
     const fleet = {
       total: 1,

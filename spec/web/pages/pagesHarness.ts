@@ -78,7 +78,7 @@ export async function startSideUi(app: App, store: AgentStoreReader, reader?: Fl
     reader: reader ?? createFleetReader({ registry: app.registry, store, logger }),
     api: {
       build: readBuildInfo({}),
-      agentAuthentication: { tokens: false, client_certificates: false },
+      agentAuthentication: { tokens: false, client_certificates: false, agent_certificates: false },
       now: () => Date.now(),
       startedAt: Date.now(),
       configs: createNoConfigs(),

@@ -5,7 +5,7 @@ import { statusView } from '../../../src/web/views/statusView.ts';
 import { agent, health } from '../../support/agentFixture.ts';
 
 describe('status view', () => {
-  const open = { tokens: false, client_certificates: false };
+  const open = { tokens: false, client_certificates: false, agent_certificates: false };
   it('has the SPEC fields and how agents authenticate, with uptime from the injected clock', () => {
     const build = { version: '1.0.0', commit: 'abc', go_version: 'v24.0.0' };
     const startedAt = Date.UTC(2026, 0, 1);
@@ -18,16 +18,19 @@ describe('status view', () => {
       started_at: '2026-01-01T00:00:00.000Z',
       uptime_seconds: 90,
       fleet: { total: 1, connected: 1, disconnected: 0, healthy: 1, unhealthy: 0, health_unknown: 0, awaiting_full_state: 0 },
-      agent_authentication: { required: false, tokens: false, client_certificates: false },
+      agent_authentication: { required: false, tokens: false, client_certificates: false, agent_certificates: false },
     });
   });
 
   it('says agents must authenticate when tokens or client certificates are asked for', () => {
     const build = { version: '1.0.0', commit: 'abc', go_version: 'v24.0.0' };
-    const auth = (tokens: boolean, client_certificates: boolean) =>
-      statusView(build, 0, 0, fleetCounts([]), { tokens, client_certificates }).agent_authentication;
-    expect(auth(true, false)).to.deep.equal({ required: true, tokens: true, client_certificates: false });
-    expect(auth(false, true)).to.deep.equal({ required: true, tokens: false, client_certificates: true });
+    const auth = (tokens: boolean, client_certificates: boolean, agent_certificates = false) =>
+      statusView(build, 0, 0, fleetCounts([]), { tokens, client_certificates, agent_certificates })
+        .agent_authentication.required;
+    expect(auth(true, false)).to.equal(true);
+    expect(auth(false, true)).to.equal(true);
+    expect(auth(false, false, true), 'agent certificates are accepted, not required').to.equal(false);
+    expect(auth(true, false, true)).to.equal(true);
   });
 });
 

@@ -25,8 +25,8 @@ export type AdmissionResult =
 
 export interface AdmissionDeps {
   readonly enrollment?: Enrollment | undefined;
-  /** The agent CA, once the service created it; no agent certificates are accepted without one. */
-  readonly agentCa?: (() => AgentCa | undefined) | undefined;
+  /** The agent CA (agents.ca); no agent certificates are accepted without one. */
+  readonly agentCa?: AgentCa | undefined;
   /** Where revocations are (CredentialStore); needed with the agent CA. */
   readonly store?: Pick<CredentialStore, 'binding' | 'certificates'> | undefined;
   /** opamp_tls.client_ca_file is set: a certificate it verified is the credential. */
@@ -91,7 +91,7 @@ export function createAdmission(
     const socket = req.socket as TLSSocket;
     const verified = socket.encrypted === true && socket.authorized;
     const peer = verified ? socket.getPeerX509Certificate() : undefined;
-    const presented = peer && deps.agentCa?.()?.issuedAgent(peer, deps.now());
+    const presented = peer && deps.agentCa?.issuedAgent(peer, deps.now());
     if (presented !== undefined) return unlessRevoked(presented, url);
     const checked = deps.enrollment?.check(req.headers.authorization);
     if (checked !== undefined && !checked.ok) return checked;

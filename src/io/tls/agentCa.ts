@@ -77,10 +77,11 @@ function refusedCredential(request: SignRequest, trustDomain: string): string | 
   return undefined;
 }
 
-export async function createAgentCa(
+/** Synchronous, so the service builds it with everything else; what WebCrypto computes waits for the first CSR. */
+export function createAgentCa(
   material: AgentCaMaterial,
   options: { readonly trustDomain: string; readonly validityMs: number },
-): Promise<AgentCa> {
+): AgentCa {
   const crypto = webcrypto;
   const { trustDomain, validityMs } = options;
   const signingKey = material.key.toCryptoKey(material.algorithm, false, ['sign']);
@@ -88,9 +89,11 @@ export async function createAgentCa(
   const caPublicKey = material.cert.publicKey;
   const caNotAfter = Date.parse(material.cert.validTo);
   const ski = caCert.getExtension(x509.SubjectKeyIdentifierExtension);
-  const authorityKeyId = ski
-    ? new x509.AuthorityKeyIdentifierExtension(ski.keyId)
-    : await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, crypto);
+  let authorityKeyId: Promise<x509.AuthorityKeyIdentifierExtension> | undefined;
+  const authorityKeyIdOnce = () =>
+    (authorityKeyId ??= ski
+      ? Promise.resolve(new x509.AuthorityKeyIdentifierExtension(ski.keyId))
+      : x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, crypto));
   const agentPrefix = `spiffe://${trustDomain}/agent/`;
 
   async function signAgentCsr(request: SignRequest): Promise<SignOutcome> {
@@ -122,7 +125,7 @@ export async function createAgentCa(
             { type: 'url', value: agentSpiffeId(trustDomain, request.instanceUid) },
           ]),
           await x509.SubjectKeyIdentifierExtension.create(publicKey.key, false, crypto),
-          authorityKeyId,
+          await authorityKeyIdOnce(),
         ],
       },
       crypto,

@@ -10,8 +10,13 @@ import { rfc3339FromMs } from './time.ts';
 export interface AgentAuthentication {
   /** agents.tokens is set: every OpAMP request carries a known token. */
   readonly tokens: boolean;
-  /** The OpAMP listener verifies client certificates (opamp_tls.client_ca_file). */
+  /** The OpAMP listener verifies client certificates (opamp_tls.client_ca_file) and requires one. */
   readonly client_certificates: boolean;
+  /**
+   * The agent CA (agents.ca) issues certificates over OpAMP and the listener takes them as
+   * credentials; they are not required of agents that bring none (tokens or open mode remain).
+   */
+  readonly agent_certificates: boolean;
 }
 
 export interface StatusView {

@@ -159,7 +159,15 @@ export const agentSchemas: Record<string, Schema> = {
         description: 'False: any OpAMP client may claim any instance id (docs/security.md)',
       },
       tokens: { ...bool, description: 'agents.tokens is set' },
-      client_certificates: { ...bool, description: 'The OpAMP listener verifies client certificates' },
+      client_certificates: {
+        ...bool,
+        description: 'The OpAMP listener requires client certificates of opamp_tls.client_ca_file',
+      },
+      agent_certificates: {
+        ...bool,
+        description:
+          'agents.ca issues agent certificates over OpAMP (CSR flow) and accepts them as credentials',
+      },
     }),
   }),
   AttributeKeys: object({ keys: arrayOf(str()) }),
