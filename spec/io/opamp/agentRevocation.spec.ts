@@ -2,8 +2,9 @@
 // docs/security.md "Revocation"): the revoked agent's WebSocket is closed, its next connection
 // refused (a message answered BadRequest over WebSocket, 401 over plain HTTP); a gateway loses only
 // the revoked agent. With PostgreSQL, an id bound before a restart is refused to another credential
-// after it, a revocation on one replica closes the connection held by another, and a store that
-// fails refuses rather than guesses.
+// after it, an impostor's poll leaves a waiting restart command to the rightful agent, a revocation
+// on one replica closes the connection held by another, and a store that fails refuses rather than
+// guesses.
 
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
@@ -14,11 +15,15 @@ import { agentMessage, description, newUid, postHttp, WsAgent } from '../../supp
 import { apiToken } from '../../support/apiTokens.ts';
 import { nextEvent } from '../../support/busWaiter.ts';
 import { refusedDuring } from '../../support/opampRefusals.ts';
+import { eventually } from '../../persistence/eventually.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
 
 const BadRequest = 1;
 const Unavailable = 2;
+const ReportsStatus = 0x1;
+const AcceptsRestartCommand = 0x400;
+
 const adminToken = 'revoke-admin-token';
 const tokenA = 'enroll-a-c0ffee';
 const tokenB = 'enroll-b-decade';
@@ -141,6 +146,56 @@ describe('bindings and revocations in PostgreSQL', function () {
       const rightful = await postHttp(app.urls.opamp, described(uid, 1), bearer(tokenA));
       expect(rightful.message?.errorResponse).to.equal(undefined);
       expect(app.registry.get(uid as InstanceUid)?.description).to.not.equal(null);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it("leaves a restart command waiting for a plain-HTTP agent to that agent: an impostor's poll takes nothing", async () => {
+    const app = await startApp({ config: { ...config, database: db.config } });
+    const uid = newUid();
+    const poll = (token: string, sequenceNum: number) =>
+      postHttp(
+        app.urls.opamp,
+        agentMessage(uid, {
+          sequenceNum,
+          capabilities: ReportsStatus | AcceptsRestartCommand,
+          agentDescription: description({ 'service.name': 'restart-victim' }),
+        }),
+        bearer(token),
+      );
+    const api = async (path: string, body?: unknown) => {
+      const res = await fetch(`${app.urls.ui}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { 'Content-Type': 'application/json', ...bearer(adminToken) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      return (await res.json()) as { id: string; targets: { sent_at: string | null }[] };
+    };
+    try {
+      expect((await poll(tokenA, 0)).message?.errorResponse).to.equal(undefined);
+      const { id } = await api('/api/jobs', {
+        filter: 'service.name=restart-victim',
+        action: 'restart',
+        action_config: { reconnect_timeout: '1m', backoff_cap: '1s' },
+        submitted_by: 'spec',
+      });
+      await api(`/api/jobs/${id}/arm`, {});
+      // Claimed for the agent (sent_at) and waiting in its queue for its next poll.
+      await eventually(async () => (await api(`/api/jobs/${id}`)).targets[0]?.sent_at != null, 'the claim');
+      const refused = await refusedDuring(app, 'uid_bound_elsewhere', async () => {
+        const http = await poll(tokenB, 1);
+        expect(http.message?.errorResponse?.type).to.equal(BadRequest);
+        expect(http.message?.command, 'no command for the impostor').to.equal(undefined);
+        const ws = await WsAgent.open(app.urls.opamp, { headers: bearer(tokenB) });
+        const reply = await ws.send(described(uid, 1));
+        await ws.close();
+        expect(reply.command).to.equal(undefined);
+      });
+      expect(refused).to.equal(2);
+      const rightful = await poll(tokenA, 1);
+      // Restart is command type 0: present and empty on the wire.
+      expect(rightful.message?.command, 'the command, still queued for the rightful agent').to.deep.equal({});
     } finally {
       await app.stop();
     }
