@@ -45,8 +45,32 @@ const skip: Arrival = { kind: 'skip' };
 
 export function createDecidedStates(): DecidedStates {
   const pending = new Map<InstanceUid, Batch[]>();
+  /**
+   * The one pending batch, held outside the map while it is the only one (a bus that delivers at
+   * once: each message's events arrive before the next decision), so the common case costs no map
+   * insert and delete per message. Anything else moves it into the map first.
+   */
+  let solo: { readonly uid: InstanceUid; readonly batch: Batch } | undefined;
+
+  function unsolo(): void {
+    if (solo === undefined) return;
+    const { uid, batch } = solo;
+    solo = undefined;
+    const batches = pending.get(uid);
+    if (batches === undefined) pending.set(uid, [batch]);
+    else batches.unshift(batch);
+  }
 
   function arrived(event: AgentEvent): Arrival {
+    if (solo !== undefined) {
+      const batch = solo.batch;
+      if (batch.events[batch.next] === event) {
+        if (++batch.next < batch.events.length) return skip;
+        solo = undefined;
+        return { kind: 'keep', state: batch.state };
+      }
+      unsolo();
+    }
     const uid = event.data.uid;
     const batches = pending.get(uid);
     if (batches === undefined) return fold;
@@ -66,16 +90,21 @@ export function createDecidedStates(): DecidedStates {
 
   return {
     get size() {
-      return pending.size;
+      return pending.size + (solo === undefined ? 0 : 1);
     },
     decided(uid, state, events) {
       if (events.length === 0) return;
       const batch: Batch = { state, events, next: 0, superseded: false };
+      if (solo === undefined && pending.size === 0) {
+        solo = { uid, batch };
+        return;
+      }
+      unsolo();
       const batches = pending.get(uid);
       if (batches === undefined) pending.set(uid, [batch]);
       else batches.push(batch);
     },
-    latest: (uid) => pending.get(uid)?.at(-1),
+    latest: (uid) => (solo !== undefined && solo.uid === uid ? solo.batch : pending.get(uid)?.at(-1)),
     arrived,
   };
 }
