@@ -178,6 +178,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     onInbound: (connection, payload, at) => recorder?.message(connection, payload, at),
     onClosed: (connection, at) => recorder?.connectionClosed(connection, at),
     certificates,
+    ownTelemetry: config.own_telemetry,
   });
   const { bus, registry, compliance, thresholds } = core;
   const authOptions = (listener: ListenerName) => ({

@@ -22,6 +22,7 @@ const message = (attrs: Record<string, string>): AgentMessage => ({
   packageStatuses: undefined,
   availableComponents: undefined,
   remoteConfigStatus: undefined,
+  connectionSettingsStatus: undefined,
   disconnect: false,
 });
 const rules = { reportLimits: { ...defaultReportLimits, attribute_count: 2 }, maxAgents: 10 };

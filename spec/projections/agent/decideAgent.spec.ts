@@ -33,6 +33,7 @@ const message = (over: Partial<AgentMessage> = {}): AgentMessage => ({
   packageStatuses: undefined,
   availableComponents: undefined,
   remoteConfigStatus: undefined,
+  connectionSettingsStatus: undefined,
   disconnect: false,
   ...over,
 });
