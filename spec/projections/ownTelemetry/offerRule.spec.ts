@@ -11,6 +11,7 @@ import {
   compileOwnTelemetry,
   type OwnTelemetryFor,
 } from '../../../src/projections/ownTelemetry/ownTelemetry.ts';
+import { messageOf } from '../../support/agentFixture.ts';
 import { session, uid } from '../../support/events.ts';
 
 const a = uid(6);
@@ -36,20 +37,12 @@ class Conversation {
 
   send(over: Partial<AgentMessage> = {}, command?: 'restart'): Decision {
     const first = this.state === undefined;
-    const message: AgentMessage = {
-      uid: a,
+    const message = messageOf(a, {
       sequenceNum: this.seq++,
       capabilities: this.capabilities,
       description: first ? { identifying: { env: 'prod' }, nonIdentifying: {} } : undefined,
-      health: undefined,
-      effectiveConfig: undefined,
-      packageStatuses: undefined,
-      availableComponents: undefined,
-      remoteConfigStatus: undefined,
-      connectionSettingsStatus: undefined,
-      disconnect: false,
       ...over,
-    };
+    });
     const decision = decideAgent(this.state, message, {
       at: (this.at += 1000),
       session: this.session,
