@@ -142,6 +142,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     onInbound: (connection, payload, at) => recorder?.message(connection, payload, at),
     onClosed: (connection, at) => recorder?.connectionClosed(connection, at),
     certificates: identity.certificates,
+    ownTelemetry: config.own_telemetry,
   });
   const { bus, registry, compliance, thresholds } = core;
   const publish = (event: Parameters<EventBus['publish']>[0]) => bus.publish(event);

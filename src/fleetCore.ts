@@ -28,6 +28,7 @@ import {
   type OwnershipPolicy,
 } from './io/opamp/connectionOwners.ts';
 import { createRevocationCloser } from './io/opamp/revocationCloser.ts';
+import { compileOwnTelemetry, type OwnTelemetryEntry } from './projections/ownTelemetry/ownTelemetry.ts';
 import { createOpampHandler, type HandlerDeps, type OpampHandler } from './io/opamp/handler.ts';
 import {
   createComplianceCounters,
@@ -67,6 +68,8 @@ export interface FleetCoreOptions {
   /** Traffic recording hooks of the handler. */
   readonly onInbound?: HandlerDeps['onInbound'];
   readonly onClosed?: HandlerDeps['onClosed'];
+  /** own_telemetry: where agents send their own telemetry; nothing offered when absent or empty. */
+  readonly ownTelemetry?: readonly OwnTelemetryEntry[];
   /** Answers agents' CSRs (the service, with agents.ca set). */
   readonly certificates?: HandlerDeps['certificates'];
   /** The AgentToServer decoder (one per core; made here when not given). */
@@ -125,6 +128,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
     onInbound: options.onInbound,
     onClosed: options.onClosed,
     certificates: options.certificates,
+    ownTelemetryFor: compileOwnTelemetry(options.ownTelemetry ?? []),
   });
   // A config change reaches connected WebSocket agents at once, not at their next heartbeat.
   const pusher = createConfigPusher({

@@ -6,11 +6,13 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import type { App } from '../../src/app.ts';
+import type { InstanceUid } from '../../src/events/ids.ts';
 import { startApp } from '../support/startApp.ts';
 import { connectAgent, type TestAgent } from '../web/pages/pagesHarness.ts';
 import { contrastOf } from './contrast.ts';
 import { artifacts, launchBrowser, requireChromium, watchProblems, type Win } from './browserHarness.ts';
 
+const ReportsOwnMetrics = 0x40;
 const names = (page: Page) => page.locator('#fleet-table .agent-name').allTextContents();
 
 /** Waits until the fleet table (refreshed by polling) lists exactly `expected`, in any order. */
@@ -37,12 +39,18 @@ describe('web UI in a real browser', function () {
 
   before(async function () {
     requireChromium(this);
-    app = await startApp({ config: { ui: { poll_interval: '300ms' } } });
+    app = await startApp({
+      config: {
+        ui: { poll_interval: '300ms' },
+        own_telemetry: [{ selector: 'env=prod', metrics: { endpoint: 'https://otlp.example/v1/metrics' } }],
+      },
+    });
     agents.push(
       await connectAgent(app, {
         identifying: { 'service.name': 'alpha', 'service.version': '1.2.0' },
         nonIdentifying: { env: 'prod', 'host.name': 'node-1' },
         healthy: true,
+        fields: { capabilities: 0x1 | ReportsOwnMetrics },
       }),
     );
     agents.push(
@@ -138,6 +146,11 @@ describe('web UI in a real browser', function () {
     await Promise.all([page.waitForURL(/\/agents\//), page.click('#fleet-table .agent-name:text("alpha")')]);
     expect(await page.locator('h1').textContent()).to.equal('alpha');
     expect(await page.locator('#agent-detail').textContent()).to.include(agents[0]!.uid);
+    // alpha reports its own metrics and was offered where to send them (docs/own-telemetry.md).
+    const offered = app!.registry.get(agents[0]!.uid as InstanceUid)?.offeredSettingsHash;
+    expect(offered).to.be.a('string');
+    const ownTelemetry = await page.locator('#own-telemetry').textContent();
+    expect(ownTelemetry).to.include(offered!.slice(0, 12)).and.include('No connection settings status');
     const refreshed = page.waitForResponse(
       (r) => r.url().includes('/partials/agents/') && r.status() === 200,
     );

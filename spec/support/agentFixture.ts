@@ -2,10 +2,27 @@
 
 import type { ComponentHealth, Session } from '../../src/events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../src/events/ids.ts';
+import type { AgentMessage } from '../../src/projections/agent/agentMessage.ts';
 import type { AgentState } from '../../src/projections/agent/agentState.ts';
 
 export const uidOf = (n: number): InstanceUid =>
   `00000000-0000-7000-8000-${String(n).padStart(12, '0')}` as InstanceUid;
+
+/** An AgentMessage of `uid` that leaves every sub-message out ("unchanged"), with `over` on top. */
+export const messageOf = (uid: InstanceUid, over: Partial<AgentMessage> = {}): AgentMessage => ({
+  uid,
+  sequenceNum: 0n,
+  capabilities: 1n,
+  description: undefined,
+  health: undefined,
+  effectiveConfig: undefined,
+  packageStatuses: undefined,
+  availableComponents: undefined,
+  remoteConfigStatus: undefined,
+  connectionSettingsStatus: undefined,
+  disconnect: false,
+  ...over,
+});
 
 export const testSession: Session = {
   connectionId: 1 as ConnectionId,
@@ -55,6 +72,9 @@ export function agent(spec: AgentSpec = {}): AgentState {
     remoteConfigStatus: null,
     offeredConfigHash: null,
     rolledBackFrom: null,
+    connectionSettingsStatus: null,
+    offeredSettingsHash: null,
+    failedSettingsHash: null,
     availableComponents: null,
     connected: true,
     session: testSession,

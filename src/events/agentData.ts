@@ -73,6 +73,19 @@ export interface RemoteConfigStatus {
   readonly errorMessage: string;
 }
 
+export type ConnectionSettingsState = RemoteConfigState;
+
+/**
+ * What the agent says of the connection settings it last received
+ * (AgentToServer.connection_settings_status; OPAMP.md ConnectionSettingsStatus).
+ */
+export interface ConnectionSettingsStatus {
+  /** last_connection_settings_hash as lowercase hex; empty when the agent has none. */
+  readonly hash: string;
+  readonly status: ConnectionSettingsState;
+  readonly errorMessage: string;
+}
+
 /**
  * How an agent reaches the service. One object per WebSocket connection (shared by every agent on
  * it) or per HTTP request, so holding it costs an agent one pointer.

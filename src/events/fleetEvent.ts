@@ -2,8 +2,9 @@
 // the injected clock). Order within one inbound AgentToServer (docs/events.md):
 //   AgentConnected? → AgentCheckedIn → AgentStatusReported? → AgentHealthReported? →
 //   AgentEffectiveConfigReported? → AgentPackageStatusesReported? → AgentRemoteConfigReported? →
-//   AgentComplianceChanged? → AgentFullStateRequested? → AgentCommandSent? | AgentRemoteConfigOffered? →
-//   AgentDisconnected? (agent_disconnect)
+//   AgentConnectionSettingsReported? → AgentComplianceChanged? → AgentFullStateRequested? →
+//   AgentCommandSent? | (AgentRemoteConfigOffered? → AgentOwnTelemetryOffered?) → AgentDisconnected?
+//   (agent_disconnect)
 // Unix milliseconds rather than Date: an agent record holds several times and 100,000 records must
 // stay small.
 
@@ -15,6 +16,7 @@ import type {
   PackageStatuses,
   RemoteConfigStatus,
   Session,
+  ConnectionSettingsStatus,
 } from './agentData.ts';
 import type { ConfigRevisionData } from './configData.ts';
 import type { ConnectionId, InstanceUid } from './ids.ts';
@@ -65,6 +67,21 @@ export type AgentRemoteConfigReported = Fact<
 export type AgentRemoteConfigOffered = Fact<
   'AgentRemoteConfigOffered',
   { uid: InstanceUid; hash: string; configs: readonly { name: string; revision: number }[] }
+>;
+
+/** The agent reported what became of the connection settings it last received (connection_settings_status). */
+export type AgentConnectionSettingsReported = Fact<
+  'AgentConnectionSettingsReported',
+  { uid: InstanceUid; status: ConnectionSettingsStatus }
+>;
+
+/**
+ * The service offered the agent where to send its own telemetry (connection_settings own_metrics,
+ * own_logs, own_traces; docs/own-telemetry.md): the offer's hash and the signals in it.
+ */
+export type AgentOwnTelemetryOffered = Fact<
+  'AgentOwnTelemetryOffered',
+  { uid: InstanceUid; hash: string; signals: readonly ('metrics' | 'logs' | 'traces')[] }
 >;
 
 /** The service sent the agent a command (ServerToAgent.command); Restart is the only one OpAMP has. */
@@ -142,6 +159,8 @@ export type AgentEvent =
   | AgentComplianceChanged
   | AgentFullStateRequested
   | AgentRemoteConfigOffered
+  | AgentConnectionSettingsReported
+  | AgentOwnTelemetryOffered
   | AgentCommandSent
   | AgentDisconnected
   | AgentEvicted;

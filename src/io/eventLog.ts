@@ -109,6 +109,8 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
     case 'AgentEffectiveConfigReported':
     case 'AgentPackageStatusesReported':
     case 'AgentAvailableComponentsReported':
+    case 'AgentConnectionSettingsReported':
+    case 'AgentOwnTelemetryOffered':
       return;
     default: {
       const _exhaustive: never = event;

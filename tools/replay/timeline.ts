@@ -14,6 +14,8 @@ export type TimelineEntry =
   | { at: string; event: 'available_components'; hash: string; kinds: number }
   | { at: string; event: 'remote_config_reported'; hash: string; status: string; error: string }
   | { at: string; event: 'remote_config_sent'; hash: string }
+  | { at: string; event: 'connection_settings_status'; hash: string; status: string; error: string }
+  | { at: string; event: 'own_telemetry_sent'; hash: string; signals: readonly string[] }
   | { at: string; event: 'command_sent'; command: string }
   | { at: string; event: 'disconnected'; reason: string }
   | { at: string; event: 'evicted'; last_seen: string };
@@ -106,6 +108,19 @@ export function collectTimelines(
         return;
       case 'AgentRemoteConfigOffered':
         t.entries.push({ at, event: 'remote_config_sent', hash: event.data.hash });
+        return;
+      case 'AgentConnectionSettingsReported': {
+        const { hash, status, errorMessage } = event.data.status;
+        t.entries.push({ at, event: 'connection_settings_status', hash, status, error: errorMessage });
+        return;
+      }
+      case 'AgentOwnTelemetryOffered':
+        t.entries.push({
+          at,
+          event: 'own_telemetry_sent',
+          hash: event.data.hash,
+          signals: event.data.signals,
+        });
         return;
       case 'AgentComplianceChanged':
         t.entries.push({

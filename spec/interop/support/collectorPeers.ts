@@ -55,6 +55,24 @@ export interface SupervisorOptions {
    * Collector's own error and the running Collector keeps its config. */
   readonly validateConfig?: boolean;
   readonly tls?: PeerTls;
+  /**
+   * The Collector keeps its own metrics on (pulled from this free port until the service offers
+   * own_metrics, then exported every second to the offered endpoint): the supervisor merges the
+   * offered settings after the base config.
+   */
+  readonly ownMetricsPort?: number;
+}
+
+/** The base config with the Collector's own metrics on, served on `port` until an offer replaces the reader. */
+function ownMetricsBase(port: number) {
+  const reader = { pull: { exporter: { prometheus: { host: '127.0.0.1', port } } } };
+  return {
+    ...baseCollectorConfig,
+    service: {
+      ...baseCollectorConfig.service,
+      telemetry: { metrics: { level: 'normal', readers: [reader] } },
+    },
+  };
 }
 
 export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOptions): Promise<RunningPeer> {
@@ -62,7 +80,11 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
   const collector = peerBinary(ctx, 'collector');
   const dir = await mkdtemp(join(tmpdir(), 'svc-supervisor-'));
   const uid = randomUUID();
-  await writeFile(join(dir, 'base.yaml'), dump(baseCollectorConfig));
+  const own = options.ownMetricsPort;
+  await writeFile(
+    join(dir, 'base.yaml'),
+    dump(own === undefined ? baseCollectorConfig : ownMetricsBase(own)),
+  );
   const config = {
     server: { endpoint: opampEndpoint(options.opampUrl, options.transport), tls: tlsOf(options.tls) },
     capabilities: {
@@ -73,11 +95,14 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
       accepts_restart_command: true,
       reports_available_components: true,
       reports_heartbeat: true,
+      ...(own === undefined ? {} : { reports_own_metrics: true }),
     },
     agent: {
       executable: collector,
       instance_id: uid,
-      config_files: [join(dir, 'base.yaml')],
+      // The offered own-telemetry settings after the base config, so that they win.
+      config_files: [join(dir, 'base.yaml'), ...(own === undefined ? [] : ['$OWN_TELEMETRY_CONFIG'])],
+      ...(own === undefined ? {} : { env: { OTEL_METRIC_EXPORT_INTERVAL: '1000' } }),
       validate_config: options.validateConfig ?? false,
       description: {
         non_identifying_attributes: { 'deployment.environment': 'interop', 'peer.kind': 'supervisor' },

@@ -81,6 +81,24 @@ describe('configuration', () => {
     expect(bad(' , ').join()).to.include('has no matcher');
   });
 
+  it('reads own_telemetry, refusing a bad selector, an entry without a signal and an endpoint that is not http(s)', () => {
+    expect(loadConfig({}).own_telemetry).to.deep.equal([]);
+    const entry = {
+      selector: 'env=prod',
+      metrics: { endpoint: 'https://otlp.example:4318/v1/metrics', headers: { 'x-api-key': 'k' } },
+    };
+    expect(loadConfig({ overrides: { own_telemetry: [entry] } }).own_telemetry).to.deep.equal([entry]);
+    const bad = (e: object) => problemsOf(() => loadConfig({ overrides: { own_telemetry: [e] } })).join();
+    expect(bad({ ...entry, selector: 'env=~"("' })).to.include('own_telemetry[0].selector');
+    expect(bad({ selector: 'env=prod' })).to.include('own_telemetry[0]');
+    expect(bad({ ...entry, metrics: { endpoint: 'file:///etc/passwd' } })).to.include(
+      'own_telemetry[0].metrics.endpoint',
+    );
+    expect(bad({ ...entry, logs: { endpoint: 'http://x', headers: { 'bad header': 'v' } } })).to.include(
+      'own_telemetry[0].logs.headers',
+    );
+  });
+
   it('treats an empty file as defaults', () => {
     expect(loadConfig({ file: file('empty.yaml', '') })).to.deep.equal(loadConfig());
   });

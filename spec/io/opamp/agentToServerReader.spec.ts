@@ -103,6 +103,10 @@ const message = fc.record(
       { lastRemoteConfigHash: fc.uint8Array({ maxLength: 8 }), status: fc.nat(3), errorMessage: text },
       { requiredKeys: [] },
     ),
+    connectionSettingsStatus: fc.record(
+      { lastConnectionSettingsHash: fc.uint8Array({ maxLength: 8 }), status: fc.nat(4), errorMessage: text },
+      { requiredKeys: [] },
+    ),
     agentDisconnect: fc.constant({}),
     // Each level may be empty or absent: a CSR, an empty one, or no certificate asked for.
     connectionSettingsRequest: fc.record(
@@ -179,6 +183,26 @@ describe('the fast AgentToServer decoder', () => {
     const once = encodeAgentToServer({ instanceUid: new Uint8Array(16).fill(7), ...csr });
     expect(Buffer.from(readAgentToServer(once)?.certificateRequest ?? []).toString()).to.equal('pem');
     const twice = Buffer.concat([once, encodeAgentToServer(csr)]);
+    expect(readAgentToServer(twice)).to.equal(undefined);
+  });
+
+  it('reads connection_settings_status itself, and leaves a repeated one to protobufjs', () => {
+    const status = {
+      connectionSettingsStatus: {
+        lastConnectionSettingsHash: Buffer.from('abcd', 'hex'),
+        status: 3,
+        errorMessage: 'e',
+      },
+    };
+    const once = encodeAgentToServer({ instanceUid: new Uint8Array(16).fill(7), ...status });
+    const fast = readAgentToServer(once);
+    expect(fast?.connectionSettingsStatus).to.deep.equal({
+      hash: 'abcd',
+      status: 'failed',
+      errorMessage: 'e',
+    });
+    expect(seen(fast!)).to.deep.equal(seen(protobufjsDecode(once) as WireAgentToServer));
+    const twice = Buffer.concat([once, encodeAgentToServer(status)]);
     expect(readAgentToServer(twice)).to.equal(undefined);
   });
 

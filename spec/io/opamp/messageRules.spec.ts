@@ -4,7 +4,7 @@ import { brokenRule } from '../../../src/io/opamp/messageRules.ts';
 import type { AgentMessage } from '../../../src/projections/agent/agentMessage.ts';
 import { defaultReportLimits } from '../../../src/projections/agent/reportLimits.ts';
 import { parseSelector, type Selector } from '../../../src/projections/filter/selector.ts';
-import { agent, uidOf } from '../../support/agentFixture.ts';
+import { agent, messageOf, uidOf } from '../../support/agentFixture.ts';
 
 const ids = createConnectionIds();
 const prod = (parseSelector('env=prod') as { ok: true; value: Selector }).value;
@@ -13,18 +13,8 @@ const scoped = createConnection('ws', '127.0.0.1:1', null, ids(), {
   selector: prod,
   url: 'ws://opamp/v1/opamp',
 });
-const message = (attrs: Record<string, string>): AgentMessage => ({
-  uid: uidOf(1),
-  sequenceNum: 0n,
-  capabilities: 1n,
-  description: { identifying: attrs, nonIdentifying: {} },
-  health: undefined,
-  effectiveConfig: undefined,
-  packageStatuses: undefined,
-  availableComponents: undefined,
-  remoteConfigStatus: undefined,
-  disconnect: false,
-});
+const message = (attrs: Record<string, string>): AgentMessage =>
+  messageOf(uidOf(1), { description: { identifying: attrs, nonIdentifying: {} } });
 const rules = { reportLimits: { ...defaultReportLimits, attribute_count: 2 }, maxAgents: 10 };
 
 describe('the rules a message may not break', () => {

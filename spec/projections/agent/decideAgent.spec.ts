@@ -11,6 +11,7 @@ import {
 } from '../../../src/projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
 import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
+import { messageOf } from '../../support/agentFixture.ts';
 import { session, uid } from '../../support/events.ts';
 
 const a = uid(1);
@@ -23,19 +24,8 @@ const ctx: DecisionContext = {
 const ReportsStatus = 0x1n;
 const ReportsHealth = 0x800n;
 
-const message = (over: Partial<AgentMessage> = {}): AgentMessage => ({
-  uid: a,
-  sequenceNum: 0n,
-  capabilities: ReportsStatus,
-  description: undefined,
-  health: undefined,
-  effectiveConfig: undefined,
-  packageStatuses: undefined,
-  availableComponents: undefined,
-  remoteConfigStatus: undefined,
-  disconnect: false,
-  ...over,
-});
+const message = (over: Partial<AgentMessage> = {}): AgentMessage =>
+  messageOf(a, { capabilities: ReportsStatus, ...over });
 const describedAs = (identifying: Record<string, string>) => ({ identifying, nonIdentifying: {} });
 const types = (events: readonly { type: string }[]) => events.map((e) => e.type);
 

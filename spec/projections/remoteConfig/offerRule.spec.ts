@@ -52,6 +52,7 @@ class Conversation {
       packageStatuses: undefined,
       availableComponents: undefined,
       remoteConfigStatus: first ? { hash: '', status: 'unset', errorMessage: '' } : undefined,
+      connectionSettingsStatus: undefined,
       disconnect: false,
       ...over,
     };

@@ -9,6 +9,7 @@ import { parseSelector } from '../../projections/filter/selector.ts';
 import { readAgentCa } from '../tls/agentCaFiles.ts';
 import { tlsFileProblems, type TlsFiles } from '../tls/tlsMaterial.ts';
 import { agentsSchema, type AgentsConfig } from './agentsSchema.ts';
+import type { OwnTelemetryEntry } from '../../projections/ownTelemetry/ownTelemetry.ts';
 
 const duration = (fallback: string, { allowZero = false } = {}) =>
   Joi.any()
@@ -71,17 +72,36 @@ const apiToken = Joi.object({ ...hashedToken, role: Joi.string().valid('viewer',
  * An enrollment token: OpAMP requests must carry `Authorization: Bearer TOKEN` with this SHA-256. Its
  * selector (the fleet matcher syntax) bounds the descriptions an agent using it may send.
  */
-const enrollmentToken = Joi.object({
-  ...hashedToken,
-  selector: Joi.string()
-    .min(1)
-    .custom((value: string, helpers) => {
-      const parsed = parseSelector(value);
-      if (!parsed.ok) return helpers.message({ custom: `{{#label}}: ${parsed.error.replace(/[{}]/g, '')}` });
-      if (parsed.value.filter === null) return helpers.message({ custom: '{{#label}} has no matcher' });
-      return value;
-    }),
+/** A selector in the fleet matcher syntax with at least one matcher. */
+const selector = Joi.string()
+  .min(1)
+  .custom((value: string, helpers) => {
+    const parsed = parseSelector(value);
+    if (!parsed.ok) return helpers.message({ custom: `{{#label}}: ${parsed.error.replace(/[{}]/g, '')}` });
+    if (parsed.value.filter === null) return helpers.message({ custom: '{{#label}} has no matcher' });
+    return value;
+  });
+
+const enrollmentToken = Joi.object({ ...hashedToken, selector });
+
+/** An OTLP/HTTP destination an agent sends one signal of its own telemetry to. */
+const telemetryDestination = Joi.object({
+  endpoint: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .max(2048)
+    .required(),
+  headers: Joi.object()
+    .pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/, Joi.string().max(8192).allow(''))
+    .max(64),
 });
+
+/** own_telemetry: where agents whose selector matches send their own metrics, logs and traces. */
+const ownTelemetryEntry = Joi.object({
+  selector: selector.required(),
+  metrics: telemetryDestination,
+  logs: telemetryDestination,
+  traces: telemetryDestination,
+}).or('metrics', 'logs', 'traces');
 
 export const configSchema = Joi.object({
   listeners: Joi.object({
@@ -140,6 +160,7 @@ export const configSchema = Joi.object({
     tokens: Joi.array().items(enrollmentToken).unique('name').unique('sha256').default([]),
     max_per_gateway: Joi.number().integer().min(1).default(10_000),
   }),
+  own_telemetry: Joi.array().items(ownTelemetryEntry).max(256).default([]),
   database: Joi.object({
     host: Joi.string().allow('').default(''),
     port: Joi.number().integer().min(1).max(65535).default(5432),
@@ -170,6 +191,7 @@ export const configSchema = Joi.object({
   });
 
 export type { TlsFiles };
+export type { OwnTelemetryEntry };
 
 export type Role = 'viewer' | 'admin';
 
@@ -240,6 +262,11 @@ export interface Config {
     /** Agents one accepted gateway connection may carry. */
     readonly max_per_gateway: number;
   };
+  /**
+   * Where agents send their own telemetry (docs/own-telemetry.md): per signal, the first entry whose
+   * selector matches the agent and that names the signal.
+   */
+  readonly own_telemetry: readonly OwnTelemetryEntry[];
   readonly database: {
     readonly host: string;
     readonly port: number;

@@ -15,7 +15,12 @@ import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
 import { readHealth } from './healthReader.ts';
 import { checkMapKey, giveUp, Reader, type ReadTables } from './protoReader.ts';
 import type { SharedText } from './sharedText.ts';
-import { toDescription, toEffectiveConfig, toRemoteConfigStatus } from './wireToData.ts';
+import {
+  toConnectionSettingsStatus,
+  toDescription,
+  toEffectiveConfig,
+  toRemoteConfigStatus,
+} from './wireToData.ts';
 import type { WireAgentToServer, WireKeyValue } from './wireTypes.ts';
 
 const noBytes: Uint8Array = new Uint8Array(0);
@@ -66,16 +71,16 @@ function effectiveConfig(r: Reader): NonNullable<WireAgentToServer['effectiveCon
   return files === undefined ? {} : { configMap: { configMap: files } };
 }
 
-function remoteConfigStatus(r: Reader): NonNullable<WireAgentToServer['remoteConfigStatus']> {
+/**
+ * RemoteConfigStatus and ConnectionSettingsStatus alike: {1: hash bytes, 2: status enum, 3:
+ * error_message}.
+ */
+function hashStatus(r: Reader): { hash: Uint8Array; status: number; errorMessage: string } {
   const outer = r.enter();
-  const s: NonNullable<WireAgentToServer['remoteConfigStatus']> = {
-    lastRemoteConfigHash: noBytes,
-    status: 0,
-    errorMessage: '',
-  };
+  const s = { hash: noBytes, status: 0, errorMessage: '' };
   while (r.pos < r.end) {
     const tag = r.uint32();
-    if (tag === 0x0a) s.lastRemoteConfigHash = r.bytes();
+    if (tag === 0x0a) s.hash = r.bytes();
     else if (tag === 0x10) {
       s.status = r.uint32();
       if (s.status > 0x7fffffff) throw giveUp;
@@ -84,6 +89,16 @@ function remoteConfigStatus(r: Reader): NonNullable<WireAgentToServer['remoteCon
   }
   r.leave(outer);
   return s;
+}
+
+function remoteConfigStatus(r: Reader): NonNullable<WireAgentToServer['remoteConfigStatus']> {
+  const { hash, status, errorMessage } = hashStatus(r);
+  return { lastRemoteConfigHash: hash, status, errorMessage };
+}
+
+function connectionSettingsStatus(r: Reader): NonNullable<WireAgentToServer['connectionSettingsStatus']> {
+  const { hash, status, errorMessage } = hashStatus(r);
+  return { lastConnectionSettingsHash: hash, status, errorMessage };
 }
 
 /**
@@ -186,6 +201,7 @@ function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
     // available_components (field 14) is rare: protobufjs reads it (the default case gives up).
     availableComponents: undefined,
     remoteConfigStatus: undefined,
+    connectionSettingsStatus: undefined,
     disconnect: false,
     customMessage: undefined,
     certificateRequest: undefined,
@@ -240,6 +256,11 @@ function agentToServer(r: Reader, bodies: SharedText): DecodedAgentToServer {
         // connection_settings_request (a CSR): a second one is merged by protobufjs, which decides then.
         if (msg.certificateRequest !== undefined) throw giveUp;
         msg.certificateRequest = certificateRequest(r);
+        break;
+      case 0x7a:
+        // connection_settings_status (field 15).
+        if (msg.connectionSettingsStatus !== undefined) throw giveUp;
+        msg.connectionSettingsStatus = toConnectionSettingsStatus(connectionSettingsStatus(r));
         break;
       default:
         throw giveUp;

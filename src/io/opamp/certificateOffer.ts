@@ -13,6 +13,12 @@
 //   Over WebSocket it is sent as soon as it is ready; a plain-HTTP request waits for it, and an
 //   offer joins that request's reply (httpTransport.ts). A plain-HTTP CSR whose signature does not
 //   verify is counted and logged only: an error cannot join a reply to a message that was folded.
+// - the offer also carries the agent's own-telemetry settings when it has any (`ownTelemetry`, read
+//   when the certificate is ready), so the one ServerToAgent states all its connection settings and
+//   its hash covers all of them: SHA-256 of the certificate alone, or of the certificate and the
+//   own-telemetry offer's hash. A plain-HTTP reply that also carried the own-telemetry offer is
+//   merged with this one by the agent (fields concatenated), and the merge holds the same settings
+//   under this hash.
 
 import { createHash } from 'node:crypto';
 import type { InstanceUid } from '../../events/ids.ts';
@@ -24,6 +30,8 @@ import type { AgentCa } from '../tls/agentCa.ts';
 import { parseCsr } from '../tls/csr.ts';
 import { encodeServerToAgent } from './codec.ts';
 import type { OpampConnection } from './connection.ts';
+import type { OwnTelemetryOffer } from '../../projections/ownTelemetry/ownTelemetry.ts';
+import { ownTelemetryFields } from './ownTelemetryWire.ts';
 import { certificateCapabilities } from './reply.ts';
 import type { ConnectionSettingsOfferFields } from './wireTypes.ts';
 
@@ -44,6 +52,7 @@ export interface CertificateOffers {
     uidBytes: Uint8Array,
     csr: Uint8Array,
     at: number,
+    ownTelemetry?: () => OwnTelemetryOffer | undefined,
   ): CertificateAnswer;
 }
 
@@ -58,8 +67,12 @@ export interface CertificateOfferDeps {
   readonly logger: Logger;
 }
 
-/** The offer's hash: the certificate's SHA-256, so a repeated offer is recognisably the same. */
-const hashOf = (certPem: string): Uint8Array => createHash('sha256').update(certPem).digest();
+/** The offer's hash: the certificate's SHA-256 (and the own-telemetry offer's), so a repeated offer is recognisably the same. */
+const hashOf = (certPem: string, own: OwnTelemetryOffer | undefined): Uint8Array => {
+  const hash = createHash('sha256').update(certPem);
+  if (own !== undefined) hash.update('\n').update(own.hash);
+  return hash.digest();
+};
 
 export function createCertificateOffers(deps: CertificateOfferDeps): CertificateOffers {
   const { ca, logger } = deps;
@@ -73,9 +86,15 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
       connection.replyHeadroom,
     );
 
-  function offerReply(connection: OpampConnection, uidBytes: Uint8Array, certPem: string): Uint8Array {
+  function offerReply(
+    connection: OpampConnection,
+    uidBytes: Uint8Array,
+    certPem: string,
+    own: OwnTelemetryOffer | undefined,
+  ): Uint8Array {
     const connectionSettings: ConnectionSettingsOfferFields = {
-      hash: hashOf(certPem),
+      hash: hashOf(certPem, own),
+      ...(own === undefined ? {} : ownTelemetryFields(own)),
       opamp: {
         destinationEndpoint: connection.admission?.url ?? '',
         certificate: { cert: Buffer.from(certPem), caCert: Buffer.from(ca.caPem) },
@@ -92,6 +111,7 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
     csr: Uint8Array,
     at: number,
     notIssued: () => void,
+    ownTelemetry: (() => OwnTelemetryOffer | undefined) | undefined,
   ): Promise<Uint8Array | undefined> {
     const credential = connection.admission?.credential;
     const signed = await ca.signAgentCsr({ csrPem: csr, instanceUid: uid, credential, now: at });
@@ -109,7 +129,7 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
       { uid, serial, notAfter: new Date(notAfter).toISOString(), issuedBy },
       'agent certificate issued',
     );
-    return offerReply(connection, uidBytes, signed.certPem);
+    return offerReply(connection, uidBytes, signed.certPem, ownTelemetry?.());
   }
 
   function answer(
@@ -118,6 +138,7 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
     uidBytes: Uint8Array,
     csr: Uint8Array,
     at: number,
+    ownTelemetry?: () => OwnTelemetryOffer | undefined,
   ): CertificateAnswer {
     const admission = connection.admission;
     const onConnection = issued.get(connection) ?? new Set<InstanceUid>();
@@ -140,12 +161,14 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
     issued.set(connection, onConnection.add(uid));
     // A CSR refused after all, or a certificate not issued, leaves the connection free to ask again.
     const notIssued = () => void onConnection.delete(uid);
-    const after = issue(connection, uid, uidBytes, csr, at, notIssued).catch((error: unknown) => {
-      // Signing or recording failed: nothing is offered (an unrecorded certificate could not be revoked).
-      notIssued();
-      logger.error({ err: error, uid }, 'agent certificate could not be issued');
-      return undefined;
-    });
+    const after = issue(connection, uid, uidBytes, csr, at, notIssued, ownTelemetry).catch(
+      (error: unknown) => {
+        // Signing or recording failed: nothing is offered (an unrecorded certificate could not be revoked).
+        notIssued();
+        logger.error({ err: error, uid }, 'agent certificate could not be issued');
+        return undefined;
+      },
+    );
     return { after };
   }
 

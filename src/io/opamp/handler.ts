@@ -21,6 +21,8 @@ import {
   type ReplyIntent,
 } from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
+import type { OwnTelemetryFor } from '../../projections/ownTelemetry/ownTelemetry.ts';
+import { OffersConnectionSettings } from './ownTelemetryWire.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
 import type { AdmitOutcome, AgentAdmission } from './agentAdmission.ts';
 import type { Encoder } from './codec.ts';
@@ -99,6 +101,8 @@ export interface HandlerDeps {
   readonly observer: ProtocolObserver;
   /** Each agent's desired remote config (the desired-config projection); none offered when absent. */
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
+  /** Where each agent sends its own telemetry (own_telemetry); none offered when absent. */
+  readonly ownTelemetryFor?: OwnTelemetryFor | undefined;
   /** Whether a connection's credential may speak for an id (agentAdmission.ts); all may when absent. */
   readonly admission?: AgentAdmission | undefined;
   /** fleet.max_agents: a new agent past it is refused (Unavailable); unlimited when absent. */
@@ -130,7 +134,10 @@ export interface OpampHandler {
 
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   const { bus, registry, now, observer, owners, decoder, encoder } = deps;
-  const capabilities = serverCapabilities | (deps.certificates?.capabilities ?? 0);
+  const capabilities =
+    serverCapabilities |
+    (deps.certificates?.capabilities ?? 0) |
+    (deps.ownTelemetryFor ? OffersConnectionSettings : 0);
 
   /**
    * Publishes one agent's events. The registry first learns the state they lead to (the decision's
@@ -309,7 +316,11 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const uid = message.uid;
     // After the id's binding is known: a CSR is answered only for the id this credential holds.
     const csr =
-      certificateRequest && deps.certificates?.answer(connection, uid, uidBytes, certificateRequest, at);
+      certificateRequest &&
+      deps.certificates?.answer(connection, uid, uidBytes, certificateRequest, at, () => {
+        const agent = registry.get(uid);
+        return agent && deps.ownTelemetryFor?.(agent);
+      });
     // Counted by the offers under the CSR's own reason; answered BadRequest, nothing folded.
     if (csr !== undefined && 'refused' in csr)
       return refusalReply(encoder, connection, uidBytes, 'csr', csr.refused);
@@ -321,6 +332,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       requiredAttributes: deps.requiredAttributes,
       desiredFor: deps.desiredFor,
       command,
+      ownTelemetryFor: deps.ownTelemetryFor,
     });
     // A command leaves its queue only when the reply carries it (one the agent cannot take stays).
     if (decision.reply.command !== undefined) deps.commands?.take(uid);

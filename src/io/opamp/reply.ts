@@ -1,10 +1,12 @@
 // Composing the ServerToAgent that answers a decision: instance_uid echoed byte for byte, and what
-// the decision asks the reply to carry (the full-state flag, the remote config). Pure; the handler
+// the decision asks the reply to carry (the full-state flag, the remote config, own-telemetry
+// connection settings). Pure; the handler
 // adds the connection-level parts (server capabilities on the first reply of a WebSocket and on
 // every HTTP reply) before encodeReply.
 
 import type { ReplyIntent } from '../../projections/agent/decideAgent.ts';
 import type { Encoder } from './codec.ts';
+import { ownTelemetrySettings } from './ownTelemetryWire.ts';
 import type { ServerToAgentFields } from './wireTypes.ts';
 
 /** AcceptsStatus | OffersRemoteConfig | AcceptsEffectiveConfig | AcceptsPackagesStatus. */
@@ -25,6 +27,8 @@ export function replyFields(uidBytes: Uint8Array, intent: ReplyIntent): ServerTo
   if (flags !== 0) fields.flags = flags;
   // CommandType_Restart is 0: the sub-message is present and empty, which protobufjs still encodes.
   if (intent.command === 'restart') fields.command = { type: 0 };
+  if (intent.ownTelemetry !== undefined)
+    fields.connectionSettings = ownTelemetrySettings(intent.ownTelemetry);
   return fields;
 }
 

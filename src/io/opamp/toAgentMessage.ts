@@ -16,6 +16,7 @@ export function toAgentMessage(msg: DecodedAgentToServer, uid: InstanceUid): Age
     packageStatuses: msg.packageStatuses,
     availableComponents: msg.availableComponents,
     remoteConfigStatus: msg.remoteConfigStatus,
+    connectionSettingsStatus: msg.connectionSettingsStatus,
     disconnect: msg.disconnect,
   };
 }

@@ -7,6 +7,7 @@ import type {
   Attributes,
   AvailableComponents,
   ComponentHealth,
+  ConnectionSettingsStatus,
   EffectiveConfig,
   PackageState,
   PackageStatuses,
@@ -162,15 +163,24 @@ export function toPackageStatuses(p: NonNullable<WireAgentToServer['packageStatu
 
 const remoteConfigStates: readonly RemoteConfigState[] = ['unset', 'applied', 'applying', 'failed'];
 
-export function toRemoteConfigStatus(
+/** RemoteConfigStatus and ConnectionSettingsStatus share their enum: UNSET, APPLIED, APPLYING, FAILED. */
+const hashStatus = (
+  hash: Uint8Array | null | undefined,
+  status: number,
+  errorMessage: string | null | undefined,
+) => ({
+  hash: hexOf(hash),
+  status: remoteConfigStates[status] ?? 'unset',
+  errorMessage: errorMessage ?? '',
+});
+
+export const toRemoteConfigStatus = (
   r: NonNullable<WireAgentToServer['remoteConfigStatus']>,
-): RemoteConfigStatus {
-  return {
-    hash: hexOf(r.lastRemoteConfigHash),
-    status: remoteConfigStates[r.status] ?? 'unset',
-    errorMessage: r.errorMessage ?? '',
-  };
-}
+): RemoteConfigStatus => hashStatus(r.lastRemoteConfigHash, r.status, r.errorMessage);
+
+export const toConnectionSettingsStatus = (
+  c: NonNullable<WireAgentToServer['connectionSettingsStatus']>,
+): ConnectionSettingsStatus => hashStatus(c.lastConnectionSettingsHash, c.status, c.errorMessage);
 
 function certificateRequestOf(msg: WireAgentToServer): Uint8Array | undefined {
   const request = msg.connectionSettingsRequest?.opamp?.certificateRequest;
@@ -211,6 +221,10 @@ export function fromWire(msg: WireAgentToServer, bodies: SharedText): DecodedAge
       msg.availableComponents != null ? toAvailableComponents(msg.availableComponents) : undefined,
     remoteConfigStatus:
       msg.remoteConfigStatus != null ? toRemoteConfigStatus(msg.remoteConfigStatus) : undefined,
+    connectionSettingsStatus:
+      msg.connectionSettingsStatus != null
+        ? toConnectionSettingsStatus(msg.connectionSettingsStatus)
+        : undefined,
     disconnect: msg.agentDisconnect != null,
     customMessage:
       cm != null

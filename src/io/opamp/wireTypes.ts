@@ -62,6 +62,11 @@ export interface WireAgentToServer {
     configMap?: Maybe<{ configMap: Record<string, { body: Uint8Array; contentType: string }> }>;
   }>;
   remoteConfigStatus?: Maybe<{ lastRemoteConfigHash: Uint8Array; status: number; errorMessage: string }>;
+  connectionSettingsStatus?: Maybe<{
+    lastConnectionSettingsHash: Uint8Array;
+    status: number;
+    errorMessage: string;
+  }>;
   packageStatuses?: Maybe<{
     packages: Record<string, WirePackageStatus>;
     serverProvidedAllPackagesHash: Uint8Array;
@@ -90,18 +95,30 @@ export interface ServerToAgentFields {
   customMessage?: { capability: string; type: string; data: Uint8Array };
   /** ServerToAgentCommand; Restart is 0, so presence is the signal (OPAMP.md). */
   command?: { type: number };
-  /** ConnectionSettingsOffers: only the OpAMP connection, with a certificate (certificateOffer.ts). */
+  /**
+   * ConnectionSettingsOffers: the OpAMP connection with a certificate (certificateOffer.ts), where the
+   * agent sends its own telemetry (ownTelemetryWire.ts), or both.
+   */
   connectionSettings?: ConnectionSettingsOfferFields;
+}
+
+/** TelemetryConnectionSettings: destination_endpoint and headers only. */
+export interface TelemetrySettingsFields {
+  destinationEndpoint: string;
+  headers?: { headers: { key: string; value: string }[] };
 }
 
 export interface ConnectionSettingsOfferFields {
   hash: Uint8Array;
-  opamp: {
+  opamp?: {
     destinationEndpoint: string;
     /** TLSCertificate: PEM bytes; never a private key (the agent made its own). */
     certificate: { cert: Uint8Array; caCert: Uint8Array };
     heartbeatIntervalSeconds: number;
   };
+  ownMetrics?: TelemetrySettingsFields;
+  ownLogs?: TelemetrySettingsFields;
+  ownTraces?: TelemetrySettingsFields;
 }
 
 export interface AgentRemoteConfigFields {

@@ -6,6 +6,7 @@ import type {
   AgentDescription,
   AvailableComponents,
   ComponentHealth,
+  ConnectionSettingsStatus,
   EffectiveConfig,
   PackageStatuses,
   RemoteConfigStatus,
@@ -23,6 +24,7 @@ export interface AgentMessage {
   readonly packageStatuses: PackageStatuses | undefined;
   readonly availableComponents: AvailableComponents | undefined;
   readonly remoteConfigStatus: RemoteConfigStatus | undefined;
+  readonly connectionSettingsStatus: ConnectionSettingsStatus | undefined;
   /** The message carried agent_disconnect: the agent says goodbye. */
   readonly disconnect: boolean;
 }

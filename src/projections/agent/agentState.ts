@@ -8,6 +8,7 @@ import type {
   PackageStatuses,
   RemoteConfigStatus,
   AvailableComponents,
+  ConnectionSettingsStatus,
   Session,
 } from '../../events/agentData.ts';
 import type { InstanceUid } from '../../events/ids.ts';
@@ -43,6 +44,15 @@ export interface AgentState {
    * it is the desired one. Kept across connections; null when the agent did not roll back.
    */
   readonly rolledBackFrom: string | null;
+  /** What the agent last reported of its connection settings; null until it does (memory only). */
+  readonly connectionSettingsStatus: ConnectionSettingsStatus | null;
+  /**
+   * The own-telemetry offer hash last sent on the agent's current connection (ownTelemetry/offerRule.ts),
+   * in flight until the agent reports it; null after a (re)connection and before anything was sent.
+   */
+  readonly offeredSettingsHash: string | null;
+  /** The last offer hash the agent reported FAILED for: never offered again (memory only). */
+  readonly failedSettingsHash: string | null;
   readonly connected: boolean;
   /** The session of the agent's last message (kept after disconnect for display). */
   readonly session: Session;

@@ -8,14 +8,17 @@
 //
 // Event order (docs/events.md): AgentConnected? → AgentCheckedIn → AgentStatusReported? →
 // AgentHealthReported? → AgentEffectiveConfigReported? → AgentPackageStatusesReported? →
-// AgentAvailableComponentsReported? → AgentRemoteConfigReported? → AgentComplianceChanged? → AgentFullStateRequested? →
-// AgentRemoteConfigOffered? → AgentDisconnected? (agent_disconnect)
+// AgentAvailableComponentsReported? → AgentRemoteConfigReported? → AgentConnectionSettingsReported? →
+// AgentComplianceChanged? → AgentFullStateRequested? → AgentRemoteConfigOffered? →
+// AgentOwnTelemetryOffered? → AgentDisconnected? (agent_disconnect)
 
 import type { Session } from '../../events/agentData.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
 import { diffCompliance, evaluateCompliance } from '../compliance/evaluateCompliance.ts';
 import type { DesiredConfig } from '../remoteConfig/desiredConfig.ts';
 import { shouldOffer } from '../remoteConfig/offerRule.ts';
+import { shouldOfferSettings } from '../ownTelemetry/offerRule.ts';
+import type { OwnTelemetryFor, OwnTelemetryOffer } from '../ownTelemetry/ownTelemetry.ts';
 import { presentParts, type AgentMessage } from './agentMessage.ts';
 import type { AgentState } from './agentState.ts';
 import { asksForComponents, componentsToRecord } from './availableComponents.ts';
@@ -38,6 +41,8 @@ export interface DecisionContext {
   readonly desiredFor?: ((agent: AgentState) => DesiredConfig | undefined) | undefined;
   /** A command waiting for this agent (a restart job's), taken for this reply. */
   readonly command?: 'restart' | undefined;
+  /** Where the agent sends its own telemetry (own_telemetry); nothing offered when absent. */
+  readonly ownTelemetryFor?: OwnTelemetryFor | undefined;
 }
 
 /** What the ServerToAgent answering the message carries, beyond what every reply carries. */
@@ -50,6 +55,8 @@ export interface ReplyIntent {
   readonly remoteConfig: DesiredConfig | undefined;
   /** ServerToAgentCommand to send (never with anything else: capable agents run it and skip the rest). */
   readonly command?: 'restart' | undefined;
+  /** connection_settings own_metrics / own_logs / own_traces to send, when the offer rule says so. */
+  readonly ownTelemetry?: OwnTelemetryOffer | undefined;
 }
 
 /** Events for one agent and the agent after them (their fold, as the registry keeps it). */
@@ -85,6 +92,12 @@ function reported(known: AgentState | undefined, m: AgentMessage, ctx: DecisionC
   if (components) events.push({ type: 'AgentAvailableComponentsReported', at, data: { uid, components } });
   if (m.remoteConfigStatus)
     events.push({ type: 'AgentRemoteConfigReported', at, data: { uid, status: m.remoteConfigStatus } });
+  if (m.connectionSettingsStatus)
+    events.push({
+      type: 'AgentConnectionSettingsReported',
+      at,
+      data: { uid, status: m.connectionSettingsStatus },
+    });
   if (m.description) {
     const before = known ?? { missingAttributes: [], reservedAttributeConflicts: [] };
     const change = diffCompliance(
@@ -138,6 +151,18 @@ export function decideAgent(
       remoteConfig = desired;
     }
   }
+  let ownTelemetry: OwnTelemetryOffer | undefined;
+  if (fullState === null && !message.disconnect && after !== undefined && ctx.ownTelemetryFor !== undefined) {
+    const offer = ctx.ownTelemetryFor(after);
+    if (shouldOfferSettings(after, offer, { newConnection: opensConnection(known, ctx) })) {
+      events.push({
+        type: 'AgentOwnTelemetryOffered',
+        at: ctx.at,
+        data: { uid, hash: offer.hash, signals: offer.signals },
+      });
+      ownTelemetry = offer;
+    }
+  }
   if (message.disconnect)
     events.push({ type: 'AgentDisconnected', at: ctx.at, data: { uid, reason: 'agent_disconnect' } });
   // What the decision added after the reports (full state asked, offer, goodbye), folded onto `after`.
@@ -149,7 +174,7 @@ export function decideAgent(
   return {
     events,
     state,
-    reply: { reportFullState: fullState !== null, remoteConfig, reportAvailableComponents },
+    reply: { reportFullState: fullState !== null, remoteConfig, reportAvailableComponents, ownTelemetry },
   };
 }
 

@@ -31,6 +31,9 @@ function registered(event: Extract<AgentEvent, { type: 'AgentConnected' }>): Age
     remoteConfigStatus: null,
     offeredConfigHash: null,
     rolledBackFrom: null,
+    connectionSettingsStatus: null,
+    offeredSettingsHash: null,
+    failedSettingsHash: null,
     connected: true,
     session,
     connectionChangedAt: event.at,
@@ -63,6 +66,7 @@ function write(draft: Draft, event: AgentEvent): void {
       draft.session = event.data.session;
       draft.connectionChangedAt = event.at;
       draft.offeredConfigHash = null;
+      draft.offeredSettingsHash = null;
       return;
     case 'AgentCheckedIn':
       draft.lastSeen = event.at;
@@ -96,6 +100,13 @@ function write(draft: Draft, event: AgentEvent): void {
       return;
     case 'AgentRemoteConfigOffered':
       draft.offeredConfigHash = event.data.hash;
+      return;
+    case 'AgentConnectionSettingsReported':
+      draft.connectionSettingsStatus = event.data.status;
+      if (event.data.status.status === 'failed') draft.failedSettingsHash = event.data.status.hash;
+      return;
+    case 'AgentOwnTelemetryOffered':
+      draft.offeredSettingsHash = event.data.hash;
       return;
     case 'AgentComplianceChanged':
       draft.missingAttributes = event.data.missing;

@@ -52,6 +52,8 @@ export function marksDirty(event: FleetEvent): InstanceUid | undefined {
     case 'AgentAvailableComponentsReported': // in memory only: another replica asks the agent again
     case 'AgentsSoftDeleted':
     case 'AgentRemoteConfigOffered':
+    case 'AgentConnectionSettingsReported': // in memory only, like available components
+    case 'AgentOwnTelemetryOffered':
     case 'AgentCommandSent':
     case 'JobGateTripped':
     case 'RemoteConfigChanged':

@@ -119,6 +119,8 @@ export function evolveFleetCounters(
     case 'AgentFullStateRequested':
     case 'AgentRemoteConfigReported':
     case 'AgentAvailableComponentsReported':
+    case 'AgentConnectionSettingsReported':
+    case 'AgentOwnTelemetryOffered':
     case 'AgentCommandSent':
     case 'RemoteConfigChanged':
     case 'RemoteConfigRemoved':

@@ -91,6 +91,33 @@ export interface AgentDetail extends AgentSummary {
     readonly hash: string;
     readonly components: Readonly<Record<string, readonly string[]>>;
   } | null;
+  readonly connection_settings: ConnectionSettingsView;
+}
+
+/** Own-telemetry connection settings (docs/own-telemetry.md): what was offered, what the agent says. */
+export interface ConnectionSettingsView {
+  /** connection_settings_status as last reported; null until the agent reports one. */
+  readonly status: {
+    readonly hash: string;
+    readonly status: string;
+    readonly error_message: string;
+  } | null;
+  /** Hash of the own-telemetry offer sent on the agent's current connection; null when none was. */
+  readonly offered_hash: string | null;
+  /** The offer hash the agent reported FAILED for: not offered again. */
+  readonly failed_hash: string | null;
+}
+
+export function connectionSettingsView(agent: AgentState): ConnectionSettingsView {
+  const reported = agent.connectionSettingsStatus;
+  return {
+    status:
+      reported === null
+        ? null
+        : { hash: reported.hash, status: reported.status, error_message: reported.errorMessage },
+    offered_hash: agent.offeredSettingsHash,
+    failed_hash: agent.failedSettingsHash,
+  };
 }
 
 const noAttributes: Attributes = Object.freeze({});
@@ -192,5 +219,6 @@ export function agentDetail(
     health: agent.health === null ? null : healthView(agent.health),
     remote_config: remoteConfigView(agent, desired),
     available_components: agent.availableComponents,
+    connection_settings: connectionSettingsView(agent),
   };
 }

@@ -85,6 +85,9 @@ export function syntheticAgent(n: number, lastSeen: number): AgentState {
     remoteConfigStatus: null,
     offeredConfigHash: null,
     rolledBackFrom: null,
+    connectionSettingsStatus: null,
+    offeredSettingsHash: null,
+    failedSettingsHash: null,
     availableComponents: null,
     connected: true,
     session: {

@@ -112,6 +112,23 @@ export const agentSchemas: Record<string, Schema> = {
         description:
           'What the agent can run; null until reported; empty components while only the hash is known',
       },
+      connection_settings: {
+        ...object({
+          status: {
+            ...nullable(
+              object({
+                hash: str(),
+                status: oneOfValues(['unset', 'applied', 'applying', 'failed']),
+                error_message: str(),
+              }),
+            ),
+            description: 'connection_settings_status as the agent last reported it; null until it does',
+          },
+          offered_hash: nullable(str('Own-telemetry offer sent on the agent’s current connection')),
+          failed_hash: nullable(str('Offer hash the agent reported FAILED for; not offered again')),
+        }),
+        description: 'Own-telemetry connection settings (docs/own-telemetry.md); kept in memory only',
+      },
       credential: {
         ...nullable(ref('AgentCredential')),
         description:
