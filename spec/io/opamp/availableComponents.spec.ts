@@ -113,5 +113,27 @@ describe('available components', () => {
       );
       expect(asked(silent.message?.flags)).to.equal(false);
     });
+
+    it('filters the fleet by an available component, in any kind or in one', async () => {
+      const [withList, hashOnly] = [newUid(), newUid()];
+      await postHttp(app.urls.opamp, agentMessage(withList, { capabilities, availableComponents: whole }));
+      await postHttp(app.urls.opamp, agentMessage(hashOnly, { capabilities, availableComponents: onlyHash }));
+      const listed = async (query: string) =>
+        (
+          (await (await fetch(`${app.urls.ui}/api/agents?${query}&limit=1000`)).json()) as {
+            agents: { instance_uid: string }[];
+          }
+        ).agents
+          .map((a) => a.instance_uid)
+          .filter((uid) => uid === withList || uid === hashOnly);
+      expect(await listed('component=otlp')).to.deep.equal([withList]);
+      expect(await listed('component=receivers/otlp&component=exporters/debug')).to.deep.equal([withList]);
+      expect(await listed('component=exporters/otlp')).to.deep.equal([]);
+      const refused = await fetch(`${app.urls.ui}/api/agents?component=receivers/`);
+      expect([refused.status, await refused.json()]).to.deep.equal([
+        400,
+        { error: 'component must be a component type or kind/type, got "receivers/"' },
+      ]);
+    });
   });
 });

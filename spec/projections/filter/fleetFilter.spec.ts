@@ -12,12 +12,22 @@ const fleet: Record<string, AgentState> = {
   prodCollector: agent({
     n: 1,
     identifying: { 'service.name': 'collector', env: 'prod' },
-    over: { health: health(true) },
+    over: {
+      health: health(true),
+      availableComponents: {
+        hash: 'aa',
+        components: { receivers: ['otlp', 'hostmetrics'], exporters: ['otlp', 'debug'] },
+      },
+    },
   }),
   stagingCollector: agent({
     n: 2,
     identifying: { 'service.name': 'collector', env: 'staging' },
-    over: { health: health(false), connected: false },
+    over: {
+      health: health(false),
+      connected: false,
+      availableComponents: { hash: 'bb', components: { receivers: ['otlp'], exporters: ['debug'] } },
+    },
   }),
   gatewayAgent: agent({
     n: 3,
@@ -95,6 +105,15 @@ describe('parseFleetQuery', () => {
     ],
     ['a matcher reaches an attribute named like a reserved key', 'match=healthy=yes', ['reservedAttr']],
     ['booleans and matchers combine', 'connected=true&match=env=~prod', ['prodCollector', 'gatewayAgent']],
+    ['a component type in any kind', 'component=otlp', ['prodCollector', 'stagingCollector']],
+    ['a component of one kind', 'component=exporters/otlp', ['prodCollector']],
+    ['the kind must match', 'component=receivers/debug', []],
+    ['components combine with AND', 'component=hostmetrics&component=debug', ['prodCollector']],
+    [
+      'agents that reported no components match no component',
+      'component=otlp&connected=true',
+      ['prodCollector'],
+    ],
   ];
   for (const [title, query, expected] of cases) {
     it(`${title}: ${query || '(empty)'}`, () => {
@@ -115,6 +134,13 @@ describe('parseFleetQuery', () => {
     ['attr_key=env', /attr_key and attr_value must be given together/],
     ['attr_value=prod', /attr_key and attr_value must be given together/],
     ['attr_key=&attr_value=x', /attr_key must not be empty/],
+    ['component=', /component must be a component type or kind\/type/],
+    ['component=receivers/', /component must be a component type or kind\/type, got "receivers\/"/],
+    [`component=${'x'.repeat(257)}`, /at most 256 characters/],
+    [
+      Array.from({ length: 17 }, () => 'component=otlp').join('&'),
+      /too many component terms: 17 given, at most 16/,
+    ],
   ];
   for (const [query, message] of errors) {
     it(`rejects ${query} with a message saying what is wrong`, () => {

@@ -21,6 +21,7 @@ export const reservedQueryKeys: readonly string[] = [
   'attr_key',
   'attr_value',
   'config_state',
+  'component',
   ...booleanFilterKeys,
 ];
 
@@ -30,6 +31,8 @@ export const maxMatchers = 32;
 export type FilterTerm =
   | { readonly kind: 'boolean'; readonly key: BooleanFilterKey; readonly value: boolean }
   | { readonly kind: 'config_state'; readonly states: readonly ConfigState[] }
+  /** An available component the agent reported: `type` in any kind, or `kind/type`. */
+  | { readonly kind: 'component'; readonly componentKind: string | undefined; readonly type: string }
   | { readonly kind: 'matcher'; readonly source: 'match' | 'bare' | 'legacy'; readonly matcher: Matcher };
 
 export interface AttributeTest {
@@ -93,6 +96,14 @@ function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTer
       return `config_state must be one or more of ${configStates.join(', ')}, got ${JSON.stringify(unknown[0])}`;
     terms.push({ kind: 'config_state', states: states as ConfigState[] });
   }
+  const components = values('component');
+  if (components.length > maxComponentTerms)
+    return `too many component terms: ${components.length} given, at most ${maxComponentTerms}`;
+  for (const text of components) {
+    const term = componentTerm(text);
+    if (typeof term === 'string') return term;
+    terms.push(term);
+  }
   const keys = values('attr_key');
   const attrValues = values('attr_value');
   if (keys.length !== attrValues.length) return 'attr_key and attr_value must be given together';
@@ -118,9 +129,42 @@ function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTer
   return terms;
 }
 
-/** Cheapest first: booleans, then exact matches, then regexes, then config states. */
+/** At most this many `component` terms per request, each at most this long. */
+export const maxComponentTerms = 16;
+const maxComponentText = 256;
+
+/** `otlp` (any kind) or `receivers/otlp`; a type may hold further slashes only after the kind. */
+function componentTerm(text: string): FilterTerm | string {
+  if (text === '' || text.length > maxComponentText)
+    return `component must be a component type or kind/type of at most ${maxComponentText} characters`;
+  const slash = text.indexOf('/');
+  if (slash < 0) return { kind: 'component', componentKind: undefined, type: text };
+  const [componentKind, type] = [text.slice(0, slash), text.slice(slash + 1)];
+  if (componentKind === '' || type === '')
+    return `component must be a component type or kind/type, got ${JSON.stringify(text)}`;
+  return { kind: 'component', componentKind, type };
+}
+
+function componentPredicate(term: { componentKind: string | undefined; type: string }): AgentPredicate {
+  const { componentKind, type } = term;
+  return (agent) => {
+    const components = agent.availableComponents?.components;
+    if (components === undefined) return false;
+    if (componentKind !== undefined) return components[componentKind]?.includes(type) === true;
+    for (const kind in components) if (components[kind]!.includes(type)) return true;
+    return false;
+  };
+}
+
+/** Cheapest first: booleans, then exact matches, then regexes, then components and config states. */
 const cost = (t: FilterTerm): number =>
-  t.kind === 'boolean' ? 0 : t.kind === 'config_state' ? 3 : isRegexOp(t.matcher.op) ? 2 : 1;
+  t.kind === 'boolean'
+    ? 0
+    : t.kind === 'config_state' || t.kind === 'component'
+      ? 3
+      : isRegexOp(t.matcher.op)
+        ? 2
+        : 1;
 
 function configStatePredicate(states: readonly ConfigState[], context: FilterContext): AgentPredicate {
   const wanted = new Set(states);
@@ -138,6 +182,10 @@ export function compileFilter(terms: readonly FilterTerm[], context: FilterConte
     }
     if (term.kind === 'config_state') {
       agentTests.push(configStatePredicate(term.states, context));
+      continue;
+    }
+    if (term.kind === 'component') {
+      agentTests.push(componentPredicate(term));
       continue;
     }
     const compiled = compileValueTest(term.matcher);

@@ -27,6 +27,15 @@ const filterParams = [
     style: 'form',
     explode: true,
   },
+  {
+    ...queryParam(
+      'component',
+      { type: 'array', items: { type: 'string', minLength: 1, maxLength: 256 } },
+      'An available component the agent reported: a type in any kind (otlp) or kind/type (receivers/otlp); repeatable (AND), at most 16',
+    ),
+    style: 'form',
+    explode: true,
+  },
   queryParam('attr_key', { type: 'string' }, 'Legacy exact match: the key (with attr_value)'),
   queryParam('attr_value', { type: 'string' }, 'Legacy exact match: the value (with attr_key)'),
 ];
