@@ -55,6 +55,8 @@ export interface SupervisorOptions {
    * Collector's own error and the running Collector keeps its config. */
   readonly validateConfig?: boolean;
   readonly tls?: PeerTls;
+  /** Sent on the upgrade and every request, e.g. `Authorization: Bearer TOKEN` (agents.tokens). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOptions): Promise<RunningPeer> {
@@ -64,7 +66,11 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
   const uid = randomUUID();
   await writeFile(join(dir, 'base.yaml'), dump(baseCollectorConfig));
   const config = {
-    server: { endpoint: opampEndpoint(options.opampUrl, options.transport), tls: tlsOf(options.tls) },
+    server: {
+      endpoint: opampEndpoint(options.opampUrl, options.transport),
+      tls: tlsOf(options.tls),
+      ...(options.headers && { headers: options.headers }),
+    },
     capabilities: {
       accepts_remote_config: true,
       reports_remote_config: true,
@@ -95,6 +101,7 @@ export interface ExtensionOptions {
   readonly transport: Transport;
   readonly opampUrl: string;
   readonly tls?: PeerTls;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A Collector without a supervisor, reporting through its opamp extension. */
@@ -105,11 +112,13 @@ export async function startCollectorWithExtension(
   const collector = peerBinary(ctx, 'collector');
   const dir = await mkdtemp(join(tmpdir(), 'svc-otelcol-'));
   const uid = randomUUID();
-  const endpoint = opampEndpoint(options.opampUrl, options.transport);
+  const common = {
+    endpoint: opampEndpoint(options.opampUrl, options.transport),
+    tls: tlsOf(options.tls),
+    ...(options.headers && { headers: options.headers }),
+  };
   const server =
-    options.transport === 'ws'
-      ? { ws: { endpoint, tls: tlsOf(options.tls) } }
-      : { http: { endpoint, tls: tlsOf(options.tls), polling_interval: '1s' } };
+    options.transport === 'ws' ? { ws: common } : { http: { ...common, polling_interval: '1s' } };
   const config = {
     ...baseCollectorConfig,
     extensions: {
