@@ -93,6 +93,7 @@ describe('the OpenTelemetry Collector reports to the service (real peers)', func
         reports_health: true,
         accepts_restart_command: true,
         reports_available_components: true,
+        reports_own_metrics: true,
       });
       expect(effectiveText(agent)).to.match(/nop/);
       expect(agent.health_start_time).to.be.a('string');

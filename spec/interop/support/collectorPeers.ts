@@ -78,6 +78,7 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
       reports_health: true,
       accepts_restart_command: true,
       reports_available_components: true,
+      reports_own_metrics: true,
       reports_heartbeat: true,
     },
     agent: {
