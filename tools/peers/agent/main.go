@@ -44,6 +44,7 @@ type agent struct {
 	rollbackOn  string        // -rollback-on: the marker of a config that fails at start
 	replies     chan struct{} // a signal per message from the server (rollback.go)
 	failure     string        // health's last_error while a config fails at start
+	received    int           // remote configs received so far: a newer one ends a rollback
 	started     time.Time
 }
 
@@ -185,8 +186,11 @@ func (a *agent) onMessage(ctx context.Context, msg *types.MessageData) {
 	}
 	hash := msg.RemoteConfig.GetConfigHash()
 	fmt.Printf("config received %x\n", hash)
+	a.mu.Lock()
+	a.received++
+	a.mu.Unlock()
 	if a.failsAtStart(msg.RemoteConfig.GetConfig()) {
-		go a.rollBack(ctx, msg.RemoteConfig)
+		go a.rollBack(msg.RemoteConfig)
 		return
 	}
 	status := &protobufs.RemoteConfigStatus{LastRemoteConfigHash: hash}

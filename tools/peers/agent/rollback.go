@@ -8,7 +8,8 @@ package main
 //	APPLIED(A) → APPLYING(B) → FAILED(B) → APPLIED(A)
 //
 // with health unhealthy while B fails and healthy again (a new start time) once A runs again. With no
-// earlier remote config to go back to it reports FAILED(B) and stays as it is.
+// earlier remote config to go back to it reports FAILED(B) and stays as it is. A config offered
+// while it rolls back ends the rollback where it is: the newer config wins.
 //
 // opamp-go merges statuses set before its sender picks them up, so each status waits for two server
 // replies before the next is set: the reply to a message already in flight, then the reply to the
@@ -54,29 +55,36 @@ func (a *agent) replied() {
 	}
 }
 
-// awaitReplies drops a reply already signalled, then waits for n more (or gives up after a minute:
-// a server that stopped answering sees the next status whenever it answers again).
-func (a *agent) awaitReplies(n int) {
+// awaitReplies drops a reply already signalled, then waits for n more (or stops waiting after a
+// minute: a server that stopped answering sees the next status whenever it answers again). False
+// when another remote config arrived meanwhile (generation is the count of those received before).
+func (a *agent) awaitReplies(n int, generation int) bool {
 	select {
 	case <-a.replies:
 	default:
 	}
 	deadline := time.After(time.Minute)
+wait:
 	for i := 0; i < n; i++ {
 		select {
 		case <-a.replies:
 		case <-deadline:
-			return
+			break wait
 		}
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.received == generation
 }
 
 // rollBack runs the sequence at the top of this file for the offered config (in its own goroutine:
-// it waits for replies that the client's receiving goroutine delivers).
-func (a *agent) rollBack(ctx context.Context, offered *protobufs.AgentRemoteConfig) {
+// it waits for replies that the client's receiving goroutine delivers, and outlives the callback
+// that started it, so it does not use that callback's context).
+func (a *agent) rollBack(offered *protobufs.AgentRemoteConfig) {
 	hash := offered.GetConfigHash()
 	a.mu.Lock()
 	previous := a.lastRemote
+	generation := a.received
 	a.mu.Unlock()
 	failure := fmt.Sprintf("the agent failed to start with config %x", hash)
 	if previous == nil {
@@ -89,12 +97,16 @@ func (a *agent) rollBack(ctx context.Context, offered *protobufs.AgentRemoteConf
 		Status:               protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLYING,
 	})
 	fmt.Printf("config applying %x\n", hash)
-	a.awaitReplies(repliesPerStep)
+	if !a.awaitReplies(repliesPerStep, generation) {
+		return
+	}
 
 	a.setHealth(failure)
 	a.report(failedStatus(hash, fmt.Sprintf("%s; rolling back to %x", failure, previous.hash)))
 	fmt.Printf("config failed %x\n", hash)
-	a.awaitReplies(repliesPerStep)
+	if !a.awaitReplies(repliesPerStep, generation) {
+		return
+	}
 
 	a.mu.Lock()
 	a.effective = previous.config
@@ -105,7 +117,7 @@ func (a *agent) rollBack(ctx context.Context, offered *protobufs.AgentRemoteConf
 		LastRemoteConfigHash: previous.hash,
 		Status:               protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED,
 	})
-	_ = a.current().UpdateEffectiveConfig(ctx)
+	_ = a.current().UpdateEffectiveConfig(context.Background())
 	fmt.Printf("config rolled back to %x from %x\n", previous.hash, hash)
 }
 
