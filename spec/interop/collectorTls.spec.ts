@@ -1,10 +1,14 @@
-// The real Collector over TLS with a client certificate (opamp_tls with a client CA): the supervisor
-// and the opamp extension configured as docs/interop.md says (ca_file, cert_file, key_file) connect
-// over wss:// and https://, and the service records the certificate's subject.
+// The real Collector over TLS with a client certificate (opamp_tls with a client CA) and an agent
+// token (agents.tokens): the supervisor and the opamp extension configured as docs/interop.md says
+// (ca_file, cert_file, key_file, and the token in `headers`) connect over wss:// and https://, the
+// service records the certificate's subject, and a token it does not know is refused.
 
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import type { App } from '../../src/app.ts';
+import { opampRefusals } from '../support/opampRefusals.ts';
 import { startApp } from '../support/startApp.ts';
+import { eventually } from '../persistence/eventually.ts';
 import { createPki, type TestPki } from '../io/tls/testPki.ts';
 import {
   startCollectorWithExtension,
@@ -13,9 +17,12 @@ import {
   type RunningPeer,
   type Transport,
 } from './support/collectorPeers.ts';
-import { agentWhen } from './support/fleetApi.ts';
+import { agentWhen, apiGet } from './support/fleetApi.ts';
 
-describe('the OpenTelemetry Collector over OpAMP mTLS (real peers)', function () {
+const token = 'edge-fleet-token-5f1c';
+const headers = { Authorization: `Bearer ${token}` };
+
+describe('the OpenTelemetry Collector over OpAMP mTLS with an agent token (real peers)', function () {
   this.timeout(120_000);
   let pki: TestPki;
   let app: App;
@@ -29,6 +36,9 @@ describe('the OpenTelemetry Collector over OpAMP mTLS (real peers)', function ()
     app = await startApp({
       config: {
         opamp_tls: { cert_file: server.certFile, key_file: server.keyFile, client_ca_file: pki.ca.certFile },
+        agents: {
+          tokens: [{ name: 'edge-fleet', sha256: createHash('sha256').update(token).digest('hex') }],
+        },
       },
     });
   });
@@ -49,13 +59,24 @@ describe('the OpenTelemetry Collector over OpAMP mTLS (real peers)', function ()
     ['the opamp extension over https://', 'http', startCollectorWithExtension],
   ];
   for (const [name, transport, start] of cases) {
-    it(`${name} connects with its certificate and reports`, async function () {
-      peer = await start(this, { transport, opampUrl: app.urls.opamp, tls });
+    it(`${name} connects with its certificate and token, and reports`, async function () {
+      peer = await start(this, { transport, opampUrl: app.urls.opamp, tls, headers });
       const agent = await agentWhen(app, peer.uid, (a) => a.health_reported === true, `${name} to report`);
       expect(agent.connection).to.include({ transport });
       expect(String((agent.connection as { tls_subject: string }).tls_subject)).to.match(
         /CN=edge-collector-1/,
       );
+    });
+
+    it(`${name} with a token the service does not know is refused`, async function () {
+      const before = (await opampRefusals(app)).unknown_credential ?? 0;
+      const wrong = { Authorization: 'Bearer not-a-fleet-token' };
+      peer = await start(this, { transport, opampUrl: app.urls.opamp, tls, headers: wrong });
+      await eventually(
+        async () => ((await opampRefusals(app)).unknown_credential ?? 0) > before,
+        `${name} to be refused`,
+      );
+      expect((await apiGet(app, `/api/agents/${peer.uid}`)).status).to.equal(404);
     });
   }
 });

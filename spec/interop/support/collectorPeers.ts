@@ -55,6 +55,8 @@ export interface SupervisorOptions {
    * Collector's own error and the running Collector keeps its config. */
   readonly validateConfig?: boolean;
   readonly tls?: PeerTls;
+  /** Sent on the upgrade and every request, e.g. `Authorization: Bearer TOKEN` (agents.tokens). */
+  readonly headers?: Readonly<Record<string, string>>;
   /**
    * The Collector keeps its own metrics on (pulled from this free port until the service offers
    * own_metrics, then exported every second to the offered endpoint): the supervisor merges the
@@ -86,7 +88,11 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
     dump(own === undefined ? baseCollectorConfig : ownMetricsBase(own)),
   );
   const config = {
-    server: { endpoint: opampEndpoint(options.opampUrl, options.transport), tls: tlsOf(options.tls) },
+    server: {
+      endpoint: opampEndpoint(options.opampUrl, options.transport),
+      tls: tlsOf(options.tls),
+      ...(options.headers && { headers: options.headers }),
+    },
     capabilities: {
       accepts_remote_config: true,
       reports_remote_config: true,
@@ -94,8 +100,8 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
       reports_health: true,
       accepts_restart_command: true,
       reports_available_components: true,
+      reports_own_metrics: true,
       reports_heartbeat: true,
-      ...(own === undefined ? {} : { reports_own_metrics: true }),
     },
     agent: {
       executable: collector,
@@ -120,6 +126,7 @@ export interface ExtensionOptions {
   readonly transport: Transport;
   readonly opampUrl: string;
   readonly tls?: PeerTls;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A Collector without a supervisor, reporting through its opamp extension. */
@@ -130,11 +137,13 @@ export async function startCollectorWithExtension(
   const collector = peerBinary(ctx, 'collector');
   const dir = await mkdtemp(join(tmpdir(), 'svc-otelcol-'));
   const uid = randomUUID();
-  const endpoint = opampEndpoint(options.opampUrl, options.transport);
+  const common = {
+    endpoint: opampEndpoint(options.opampUrl, options.transport),
+    tls: tlsOf(options.tls),
+    ...(options.headers && { headers: options.headers }),
+  };
   const server =
-    options.transport === 'ws'
-      ? { ws: { endpoint, tls: tlsOf(options.tls) } }
-      : { http: { endpoint, tls: tlsOf(options.tls), polling_interval: '1s' } };
+    options.transport === 'ws' ? { ws: common } : { http: { ...common, polling_interval: '1s' } };
   const config = {
     ...baseCollectorConfig,
     extensions: {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import type { App } from '../../../src/app.ts';
-import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { startApp } from '../../support/startApp.ts';
+import { countOffers } from './offerCount.ts';
 
 export interface ConfigDirService {
   readonly app: App;
@@ -21,17 +21,14 @@ export interface ConfigDirService {
 export async function startConfigDirService(): Promise<ConfigDirService> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-configs-'));
   const app = await startApp({ config: { remote_config: { dir } } });
-  const offers: string[] = [];
-  const sub = app.bus.events$.subscribe((e: FleetEvent) => {
-    if (e.type === 'AgentRemoteConfigOffered') offers.push(`${e.data.uid} ${e.data.hash}`);
-  });
+  const offers = countOffers(app);
   return {
     app,
     target: (name, uid, body) =>
       writeFile(join(dir, `${name}.yaml`), dump({ selector: `service.instance.id=${uid}`, body })),
-    offersOf: (uid, hash) => offers.filter((o) => o === `${uid} ${hash}`).length,
+    offersOf: (uid, hash) => offers.offersOf(uid, hash),
     stop: async () => {
-      sub.unsubscribe();
+      offers.stop();
       await app.stop();
       await rm(dir, { recursive: true, force: true });
     },

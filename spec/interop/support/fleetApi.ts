@@ -17,8 +17,9 @@ export async function apiGet(
   return { status: res.status, json: (await res.json()) as Json };
 }
 
-/** The agent's detail view once `ready` holds for it (a peer reports in several messages). */
-export function agentWhen(
+/** The agent's detail view once `ready` holds for it (a peer reports in several messages). A
+ * timeout names what the view last showed. */
+export async function agentWhen(
   app: App,
   uid: string,
   ready: (agent: Json) => boolean,
@@ -26,16 +27,18 @@ export function agentWhen(
   timeoutMs = 60_000,
 ): Promise<Json> {
   let last: Json | undefined;
-  return eventually(
-    async () => {
-      const { status, json } = await apiGet(app, `/api/agents/${uid}`);
-      if (status !== 200) return false;
-      last = json;
-      return ready(json) && json;
-    },
-    `${what} (agent ${uid}; last seen ${JSON.stringify(last)?.slice(0, 2_000)})`,
-    { timeoutMs, everyMs: 200 },
-  );
+  const probe = async () => {
+    const { status, json } = await apiGet(app, `/api/agents/${uid}`);
+    if (status !== 200) return false;
+    last = json;
+    return ready(json) && json;
+  };
+  try {
+    return await eventually(probe, `${what} (agent ${uid})`, { timeoutMs, everyMs: 200 });
+  } catch (error) {
+    const seen = JSON.stringify(last)?.slice(0, 2_000) ?? 'nothing';
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; last seen ${seen}`);
+  }
 }
 
 /** The instance uids of `GET /api/agents` with these query parameters. */

@@ -4,10 +4,12 @@
 //
 // It reports a description, health and effective config, applies any remote config it is offered
 // (its effective config becomes the offered map; a file whose body contains "reject-me" makes it
-// report FAILED instead) and restarts on a restart command (a new health start time). With -csr it
-// asks the server to sign a certificate and reconnects with it (csr.go). It prints one line per
-// event on stdout ("connected", "config applied HASH", "restarted", "certificate received ...") for
-// specs to wait on.
+// report FAILED instead; with -rollback-on MARKER a file holding MARKER fails at start and the agent
+// rolls back to its previous config, as the supervisor does: rollback.go) and restarts on a restart
+// command (a new health start time). With -csr it asks the server to sign a certificate and
+// reconnects with it (csr.go). It prints one line per event on stdout ("connected", "config received
+// HASH", "config applied HASH", "restarted", "certificate received ...") for specs to wait on and
+// count; docs/interop.md lists them.
 package main
 
 import (
@@ -38,6 +40,11 @@ type agent struct {
 	description *protobufs.AgentDescription
 	csr         *csrState // set with -csr until the certificate has been asked for
 	effective   *protobufs.AgentConfigMap
+	lastRemote  *remoteConfig // the last remote config applied, what a rollback goes back to
+	rollbackOn  string        // -rollback-on: the marker of a config that fails at start
+	replies     chan struct{} // a signal per message from the server (rollback.go)
+	failure     string        // health's last_error while a config fails at start
+	received    int           // remote configs received so far: a newer one ends a rollback
 	started     time.Time
 }
 
@@ -49,6 +56,7 @@ func main() {
 	heartbeat := flag.Duration("heartbeat", 30*time.Second, "heartbeat / poll interval")
 	debug := flag.Bool("debug", false, "print the client library's debug lines")
 	csr := flag.Bool("csr", false, "ask the server to sign a CSR, then reconnect with the certificate")
+	rollbackOn := flag.String("rollback-on", "", "a config whose body holds this fails at start and is rolled back")
 	var headers headerFlags
 	flag.Var(&headers, "header", "extra request header 'Name: value' (repeatable)")
 	flag.Parse()
@@ -77,6 +85,8 @@ func main() {
 		started:     time.Now(),
 		logger:      stdoutLogger{debug: *debug},
 		description: description(*name, uid),
+		rollbackOn:  *rollbackOn,
+		replies:     make(chan struct{}, 1),
 	}
 	if *csr {
 		a.csr, err = newCSR(uuid.UUID(uid).String())
@@ -170,10 +180,19 @@ func (a *agent) current() client.OpAMPClient {
 }
 
 func (a *agent) onMessage(ctx context.Context, msg *types.MessageData) {
+	a.replied()
 	if msg.RemoteConfig == nil {
 		return
 	}
 	hash := msg.RemoteConfig.GetConfigHash()
+	fmt.Printf("config received %x\n", hash)
+	a.mu.Lock()
+	a.received++
+	a.mu.Unlock()
+	if a.failsAtStart(msg.RemoteConfig.GetConfig()) {
+		go a.rollBack(msg.RemoteConfig)
+		return
+	}
 	status := &protobufs.RemoteConfigStatus{LastRemoteConfigHash: hash}
 	if reason := refusal(msg.RemoteConfig.GetConfig()); reason != "" {
 		status.Status = protobufs.RemoteConfigStatuses_RemoteConfigStatuses_FAILED
@@ -182,6 +201,7 @@ func (a *agent) onMessage(ctx context.Context, msg *types.MessageData) {
 	} else {
 		a.mu.Lock()
 		a.effective = msg.RemoteConfig.GetConfig()
+		a.lastRemote = &remoteConfig{hash: hash, config: a.effective}
 		a.mu.Unlock()
 		status.Status = protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED
 		fmt.Printf("config applied %x\n", hash)
@@ -202,10 +222,15 @@ func refusal(config *protobufs.AgentConfigMap) string {
 func (a *agent) health() *protobufs.ComponentHealth {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	status := "running"
+	if a.failure != "" {
+		status = "failed"
+	}
 	return &protobufs.ComponentHealth{
-		Healthy:           true,
+		Healthy:           a.failure == "",
 		StartTimeUnixNano: uint64(a.started.UnixNano()),
-		Status:            "running",
+		Status:            status,
+		LastError:         a.failure,
 	}
 }
 
