@@ -118,24 +118,32 @@ function checkHealthText(
   return violation('health_text_length', max, longest, `health of component ${JSON.stringify(clip(name))}`);
 }
 
-/** Breadth-first over an explicit queue: each component is visited once, and the walk ends early. */
+/**
+ * Breadth-first, one level at a time: each component is visited once, the walk ends early, and only
+ * components that have components of their own are queued (most of a tree is leaves).
+ */
 export function checkHealth(root: ComponentHealth, limits: ReportLimits): LimitViolation | undefined {
   const rootText = checkHealthText('', root, limits);
   if (rootText !== undefined) return rootText;
-  const queue: { health: ComponentHealth; depth: number }[] = [{ health: root, depth: 0 }];
+  let level: ComponentHealth[] = [root];
   let count = 0;
-  for (let i = 0; i < queue.length; i++) {
-    const { health, depth } = queue[i]!;
-    for (const name in health.components) {
-      if (depth + 1 > limits.health_depth)
-        return violation('health_depth', limits.health_depth, depth + 1, 'health depth');
-      if (++count > limits.health_components)
-        return violation('health_components', limits.health_components, count, 'health component count');
-      const child = health.components[name]!;
-      const text = checkHealthText(name, child, limits);
-      if (text !== undefined) return text;
-      queue.push({ health: child, depth: depth + 1 });
-    }
+  for (let depth = 1; level.length > 0; depth++) {
+    const next: ComponentHealth[] = [];
+    for (const health of level)
+      for (const name in health.components) {
+        if (depth > limits.health_depth)
+          return violation('health_depth', limits.health_depth, depth, 'health depth');
+        if (++count > limits.health_components)
+          return violation('health_components', limits.health_components, count, 'health component count');
+        const child = health.components[name]!;
+        const text = checkHealthText(name, child, limits);
+        if (text !== undefined) return text;
+        for (const _ in child.components) {
+          next.push(child);
+          break;
+        }
+      }
+    level = next;
   }
   return undefined;
 }
