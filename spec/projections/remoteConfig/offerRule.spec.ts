@@ -228,3 +228,47 @@ describe('sending remote configs (never in a loop)', () => {
     });
   });
 });
+
+describe('a config naming a component type the agent lacks (never sent)', () => {
+  const collector = (exporters: string[]) => ({
+    hash: exporters.join(','),
+    components: {
+      receivers: ['nop', 'otlp'],
+      processors: ['batch'],
+      exporters,
+      extensions: [],
+      connectors: [],
+    },
+  });
+  const needsKafka = desiredOf('receivers: {otlp: {}}\nexporters: {kafka/eu: {}, debug: {}}\n', 2);
+
+  it('is not sent while the agent lacks it, and is sent once the agent reports it has it', () => {
+    const c = new Conversation();
+    c.desired = needsKafka;
+    expect(sent(c.send({ availableComponents: collector(['debug']) }))).to.equal(undefined);
+    expect(configStateOf(c.state!, needsKafka)).to.equal('incompatible');
+    expect(sent(c.send()), 'a check-in').to.equal(undefined);
+    c.moved = true;
+    expect(sent(c.send()), 'a new connection').to.equal(undefined);
+    expect(decidePush(c.state, needsKafka, 2000), 'a push').to.equal(undefined);
+    const sentNow = sent(c.send({ availableComponents: collector(['debug', 'kafka']) }));
+    expect(sentNow, 'the report that makes it compatible').to.equal(needsKafka.hash);
+    expect(configStateOf(c.state!, needsKafka)).to.equal('pending');
+  });
+
+  it('is sent as before to an agent that has not reported its components, or only their hash', () => {
+    const c = new Conversation();
+    c.desired = needsKafka;
+    expect(sent(c.send({ availableComponents: { hash: 'ab', components: {} } }))).to.equal(needsKafka.hash);
+  });
+
+  it('gives way to the next desired config the agent can run', () => {
+    const c = new Conversation();
+    c.desired = needsKafka;
+    c.send({ availableComponents: collector(['debug']) });
+    const debugOnly = desiredOf('exporters: {debug: {}}\n', 3);
+    c.desired = debugOnly;
+    expect(configStateOf(c.state!, debugOnly)).to.equal('pending');
+    expect(sent(c.send())).to.equal(debugOnly.hash);
+  });
+});

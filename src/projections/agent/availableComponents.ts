@@ -12,7 +12,8 @@ import type { AgentState } from './agentState.ts';
 /** AgentCapabilities_ReportsAvailableComponents. */
 export const ReportsAvailableComponents = 0x4000n;
 
-const isWhole = (c: AvailableComponents | null | undefined): boolean =>
+/** The agent sent its whole list, not only the hash (the supervisor's until it is asked). */
+export const isWhole = (c: AvailableComponents | null | undefined): boolean =>
   c != null && Object.keys(c.components).length > 0;
 
 /**

@@ -58,6 +58,7 @@ export function sampleFleet(
     applied: 0,
     failed: 0,
     rolled_back: 0,
+    incompatible: 0,
   };
   for (const agent of agents) {
     size++;
