@@ -4,6 +4,7 @@
 // a changed body the Collector can run is offered and applied as usual.
 
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
 import { dump } from 'js-yaml';
 import { startSupervisor, type RunningPeer, type Transport } from './support/collectorPeers.ts';
 import { startConfigDirService, type ConfigDirService } from './support/configDirService.ts';
@@ -20,6 +21,13 @@ const logsTo = (exporter: string, settings: Json = {}) =>
     service: { pipelines: { 'logs/fleet': { receivers: ['nop'], exporters: [exporter] } } },
   });
 
+/** Waits until the agent sent two messages after `seen` (a heartbeat at the latest), each answered. */
+async function twoMoreMessages(service: ConfigDirService, uid: string, seen: Json): Promise<void> {
+  const seq = BigInt(String(seen.sequence_num));
+  const more = (a: Json) => BigInt(String(a.sequence_num)) > seq + 1n;
+  await agentWhen(service.app, uid, more, 'two more messages', 120_000);
+}
+
 describe('a config naming a component type the supervised Collector lacks (real peers)', function () {
   this.timeout(240_000);
   let service: ConfigDirService;
@@ -35,6 +43,23 @@ describe('a config naming a component type the supervised Collector lacks (real 
   });
 
   for (const transport of ['ws', 'http'] as Transport[]) {
+    it(`over ${transport}: a Collector that connects to find such a config waiting is never offered it`, async function () {
+      const { app } = service;
+      const uid = randomUUID();
+      await service.target('40-fleet', uid, logsTo('otlphttp/eu', { endpoint: 'http://127.0.0.1:1' }));
+      peer = await startSupervisor(this, { transport, opampUrl: app.urls.opamp, uid });
+      const incompatible = await agentWhen(
+        app,
+        uid,
+        (a) => remoteOf(a).config_state === 'incompatible' && a.healthy === true,
+        'the Collector to run, its config judged incompatible',
+        120_000,
+      );
+      expect(remoteOf(incompatible).missing_components).to.deep.equal({ exporters: ['otlphttp'] });
+      await twoMoreMessages(service, uid, incompatible);
+      expect(service.offersOf(uid, String(remoteOf(incompatible).desired_hash))).to.equal(0);
+    });
+
     it(`over ${transport}: ends incompatible and is never offered, then a body it can run is applied`, async function () {
       const { app } = service;
       peer = await startSupervisor(this, { transport, opampUrl: app.urls.opamp });
@@ -58,14 +83,7 @@ describe('a config naming a component type the supervised Collector lacks (real 
       expect(remoteOf(incompatible).missing_components).to.deep.equal({ exporters: ['otlphttp'] });
       expect(await listedUids(app, 'config_state=incompatible')).to.deep.equal([uid]);
       // Later messages of the agent (a heartbeat at the latest) are answered without it.
-      const seq = BigInt(String(incompatible.sequence_num));
-      await agentWhen(
-        app,
-        uid,
-        (a) => BigInt(String(a.sequence_num)) > seq + 1n,
-        'two more messages',
-        120_000,
-      );
+      await twoMoreMessages(service, uid, incompatible);
       expect(service.offersOf(uid, hash), 'offers of the incompatible config').to.equal(0);
       const still = await agentWhen(app, uid, (a) => a.healthy === true, 'the Collector to keep running');
       expect(remoteOf(still).config_state).to.equal('incompatible');

@@ -55,13 +55,15 @@ export interface SupervisorOptions {
    * Collector's own error and the running Collector keeps its config. */
   readonly validateConfig?: boolean;
   readonly tls?: PeerTls;
+  /** The instance uid to run as (a fresh one by default), for a config written before it starts. */
+  readonly uid?: string;
 }
 
 export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOptions): Promise<RunningPeer> {
   const supervisor = peerBinary(ctx, 'supervisor');
   const collector = peerBinary(ctx, 'collector');
   const dir = await mkdtemp(join(tmpdir(), 'svc-supervisor-'));
-  const uid = randomUUID();
+  const uid = options.uid ?? randomUUID();
   await writeFile(join(dir, 'base.yaml'), dump(baseCollectorConfig));
   const config = {
     server: { endpoint: opampEndpoint(options.opampUrl, options.transport), tls: tlsOf(options.tls) },

@@ -12,6 +12,7 @@ import { session, uid } from '../../support/events.ts';
 
 const a = uid(5);
 const AcceptsRemoteConfig = 0x2n;
+const ReportsAvailableComponents = 0x4000n;
 const capable = 0x1n | AcceptsRemoteConfig | 0x1000n;
 const desiredOf = (body: string, revision = 1): DesiredConfig =>
   composeDesired([{ name: 'base', revision, body, contentType: 'text/yaml' }])!;
@@ -254,6 +255,24 @@ describe('a config naming a component type the agent lacks (never sent)', () => 
     const sentNow = sent(c.send({ availableComponents: collector(['debug', 'kafka']) }));
     expect(sentNow, 'the report that makes it compatible').to.equal(needsKafka.hash);
     expect(configStateOf(c.state!, needsKafka)).to.equal('pending');
+  });
+
+  it('waits on connecting for the list the reply asks for, then judges it', () => {
+    const c = new Conversation(capable | ReportsAvailableComponents);
+    c.desired = needsKafka;
+    const first = c.send({ availableComponents: { hash: 'ab', components: {} } });
+    expect([sent(first), first.reply.reportAvailableComponents]).to.deep.equal([undefined, true]);
+    expect(sent(c.send({ availableComponents: collector(['debug']) })), 'the list: lacks kafka').to.equal(
+      undefined,
+    );
+    expect(configStateOf(c.state!, needsKafka)).to.equal('incompatible');
+  });
+
+  it('waits one message only for an agent that does not send the list', () => {
+    const c = new Conversation(capable | ReportsAvailableComponents);
+    c.desired = needsKafka;
+    expect(sent(c.send())).to.equal(undefined);
+    expect(sent(c.send())).to.equal(needsKafka.hash);
   });
 
   it('is sent as before to an agent that has not reported its components, or only their hash', () => {

@@ -128,11 +128,22 @@ export function decideAgent(
       });
   if (fullState !== null)
     events.push({ type: 'AgentFullStateRequested', at: ctx.at, data: { uid, reason: fullState } });
-  // The remote config waits for the full state a reply asks for, and is never sent to a departing agent.
+  const opens = opensConnection(known, ctx);
+  const reportAvailableComponents =
+    !message.disconnect &&
+    after !== undefined &&
+    asksForComponents(after, message.availableComponents, opens);
+  // The remote config waits for the full state a reply asks for, and is never sent to a departing
+  // agent. On the message that connects the agent it also waits for the available components the
+  // reply asks for, so a config the agent cannot run is never sent for want of the list
+  // (componentTypes.ts). Only there (nothing is in flight after AgentConnected, so the next message
+  // is offered what it should be), so an agent that never sends the list waits one message.
+  const connects = known === undefined || !known.connected;
   let remoteConfig: DesiredConfig | undefined;
-  if (fullState === null && !message.disconnect && after !== undefined && ctx.desiredFor !== undefined) {
+  const waits = fullState !== null || message.disconnect || (connects && reportAvailableComponents);
+  if (!waits && after !== undefined && ctx.desiredFor !== undefined) {
     const desired = ctx.desiredFor(after);
-    const offer = { newConnection: opensConnection(known, ctx), report: message.remoteConfigStatus };
+    const offer = { newConnection: opens, report: message.remoteConfigStatus };
     if (shouldOffer(after, desired, offer)) {
       events.push(offered(uid, desired, ctx.at));
       remoteConfig = desired;
@@ -142,10 +153,6 @@ export function decideAgent(
     events.push({ type: 'AgentDisconnected', at: ctx.at, data: { uid, reason: 'agent_disconnect' } });
   // What the decision added after the reports (full state asked, offer, goodbye), folded onto `after`.
   const state = events.length === reportedCount ? after : evolveAgentAll(after, events.slice(reportedCount));
-  const reportAvailableComponents =
-    !message.disconnect &&
-    after !== undefined &&
-    asksForComponents(after, message.availableComponents, opensConnection(known, ctx));
   return {
     events,
     state,
