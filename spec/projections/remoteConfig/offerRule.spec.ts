@@ -5,6 +5,7 @@ import type { RemoteConfigStatus, Session } from '../../../src/events/agentData.
 import type { AgentMessage } from '../../../src/projections/agent/agentMessage.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import { decideAgent, decidePush, type Decision } from '../../../src/projections/agent/decideAgent.ts';
+import { componentsGraceMs } from '../../../src/projections/agent/availableComponents.ts';
 import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import { configStateOf, keepsLastApplied } from '../../../src/projections/remoteConfig/configState.ts';
 import { composeDesired, type DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
@@ -26,6 +27,8 @@ class Conversation {
   session: Session = session(1);
   /** The next message opens a connection that did not hold the agent (a move to another WebSocket). */
   moved = false;
+  /** When the next message arrives (Unix ms). */
+  at = 1000;
   readonly capabilities: bigint;
   constructor(capabilities = capable) {
     this.capabilities = capabilities;
@@ -57,7 +60,7 @@ class Conversation {
       ...over,
     };
     const decision = decideAgent(this.state, message, {
-      at: 1000,
+      at: this.at,
       session: this.session,
       newConnection: this.moved,
       requiredAttributes: [],
@@ -257,21 +260,31 @@ describe('a config naming a component type the agent lacks (never sent)', () => 
     expect(configStateOf(c.state!, needsKafka)).to.equal('pending');
   });
 
-  it('waits on connecting for the list the reply asks for, then judges it', () => {
+  it('waits after connecting for the list the reply asks for, then judges it', () => {
     const c = new Conversation(capable | ReportsAvailableComponents);
     c.desired = needsKafka;
     const first = c.send({ availableComponents: { hash: 'ab', components: {} } });
     expect([sent(first), first.reply.reportAvailableComponents]).to.deep.equal([undefined, true]);
+    expect(sent(c.send()), 'a message sent before the answer').to.equal(undefined);
+    expect(decidePush(c.state, needsKafka, 1000), 'a push').to.equal(undefined);
+    c.at += 1000;
     expect(sent(c.send({ availableComponents: collector(['debug']) })), 'the list: lacks kafka').to.equal(
       undefined,
     );
     expect(configStateOf(c.state!, needsKafka)).to.equal('incompatible');
+    const able = collector(['debug', 'kafka']);
+    const debugOnly = desiredOf('exporters: {debug: {}}\n', 3);
+    c.desired = debugOnly;
+    expect(sent(c.send({ availableComponents: able })), 'a config it can run').to.equal(debugOnly.hash);
   });
 
-  it('waits one message only for an agent that does not send the list', () => {
+  it('waits at most componentsGraceMs after connecting for an agent that does not send the list', () => {
     const c = new Conversation(capable | ReportsAvailableComponents);
     c.desired = needsKafka;
     expect(sent(c.send())).to.equal(undefined);
+    c.at += componentsGraceMs - 1;
+    expect(sent(c.send())).to.equal(undefined);
+    c.at += 1;
     expect(sent(c.send())).to.equal(needsKafka.hash);
   });
 

@@ -18,7 +18,7 @@ import type { DesiredConfig } from '../remoteConfig/desiredConfig.ts';
 import { shouldOffer } from '../remoteConfig/offerRule.ts';
 import { presentParts, type AgentMessage } from './agentMessage.ts';
 import type { AgentState } from './agentState.ts';
-import { asksForComponents, componentsToRecord } from './availableComponents.ts';
+import { asksForComponents, awaitsComponents, componentsToRecord } from './availableComponents.ts';
 import { evolveAgent, evolveAgentAll } from './evolveAgent.ts';
 import { decideFullState } from './fullState.ts';
 
@@ -133,14 +133,12 @@ export function decideAgent(
     !message.disconnect &&
     after !== undefined &&
     asksForComponents(after, message.availableComponents, opens);
-  // The remote config waits for the full state a reply asks for, and is never sent to a departing
-  // agent. On the message that connects the agent it also waits for the available components the
-  // reply asks for, so a config the agent cannot run is never sent for want of the list
-  // (componentTypes.ts). Only there (nothing is in flight after AgentConnected, so the next message
-  // is offered what it should be), so an agent that never sends the list waits one message.
-  const connects = known === undefined || !known.connected;
+  // The remote config waits for the full state a reply asks for, and for the available components
+  // of a fresh connection (availableComponents.ts awaitsComponents), and is never sent to a
+  // departing agent.
   let remoteConfig: DesiredConfig | undefined;
-  const waits = fullState !== null || message.disconnect || (connects && reportAvailableComponents);
+  const waits =
+    fullState !== null || message.disconnect || (after !== undefined && awaitsComponents(after, ctx.at));
   if (!waits && after !== undefined && ctx.desiredFor !== undefined) {
     const desired = ctx.desiredFor(after);
     const offer = { newConnection: opens, report: message.remoteConfigStatus };
@@ -179,7 +177,7 @@ export function decidePush(
   desired: DesiredConfig | undefined,
   at: number,
 ): Decision | undefined {
-  if (known === undefined || !known.connected) return undefined;
+  if (known === undefined || !known.connected || awaitsComponents(known, at)) return undefined;
   if (!shouldOffer(known, desired, { newConnection: false, report: undefined })) return undefined;
   const event = offered(known.uid, desired, at);
   return {
