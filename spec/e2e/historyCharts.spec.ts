@@ -173,7 +173,7 @@ describe('fleet-over-time charts in a real browser', function () {
 
       it('draws every series of the last hour', async () => {
         const lines = await page.locator('#history .chart-line').count();
-        expect(lines).to.equal(13);
+        expect(lines).to.equal(14);
         const label = await page.locator('#chart-fleet svg').getAttribute('aria-label');
         expect(label).to.equal('Fleet size, last 60 min: Registered 40, Connected 32');
         // The page, clipped to the charts: the polled fragment may be swapped during an element shot.

@@ -76,9 +76,11 @@ describe('a remote config by selector reaches a supervised Collector (real peers
       const { app } = service;
       peer = await startSupervisor(this, { transport, opampUrl: app.urls.opamp, validateConfig: true });
       await agentWhen(app, peer.uid, (a) => a.healthy === true, 'the Collector to run');
+      // Component types it has (one it lacks would not be sent at all: supervisorIncompatible.spec.ts),
+      // with a setting the debug exporter does not know.
       const refused = dump({
-        exporters: { nosuchexporter: {} },
-        service: { pipelines: { logs: { receivers: ['nop'], exporters: ['nosuchexporter'] } } },
+        exporters: { debug: { nosuchsetting: 1 } },
+        service: { pipelines: { logs: { receivers: ['nop'], exporters: ['debug'] } } },
       });
       await service.target('30-refused', peer.uid, refused);
       const failed = await agentWhen(
@@ -90,7 +92,7 @@ describe('a remote config by selector reaches a supervised Collector (real peers
       );
       const remote = remoteOf(failed);
       expect(remote).to.include({ status: 'failed' });
-      expect(remote.error_message).to.include(`'exporters' unknown type: "nosuchexporter"`);
+      expect(remote.error_message).to.include(`'debugexporter.Config' has invalid keys: nosuchsetting`);
       expect(remote.reported_hash).to.equal(remote.desired_hash);
       // The supervisor kept the Collector running on its previous config.
       const still = await agentWhen(
@@ -99,7 +101,7 @@ describe('a remote config by selector reaches a supervised Collector (real peers
         (a) => a.healthy === true,
         'the Collector to keep running',
       );
-      expect(effectiveText(still)).to.not.match(/nosuchexporter/);
+      expect(effectiveText(still)).to.not.match(/nosuchsetting/);
       // The agent's next message (a heartbeat at the latest) is answered without the refused config.
       const seq = BigInt(String(still.sequence_num));
       await agentWhen(app, peer.uid, (a) => BigInt(String(a.sequence_num)) > seq, 'another message', 90_000);

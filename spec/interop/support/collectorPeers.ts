@@ -55,6 +55,8 @@ export interface SupervisorOptions {
    * Collector's own error and the running Collector keeps its config. */
   readonly validateConfig?: boolean;
   readonly tls?: PeerTls;
+  /** The instance uid to run as (a fresh one by default), for a config written before it starts. */
+  readonly uid?: string;
   /** Sent on the upgrade and every request, e.g. `Authorization: Bearer TOKEN` (agents.tokens). */
   readonly headers?: Readonly<Record<string, string>>;
   /**
@@ -81,7 +83,7 @@ export async function startSupervisor(ctx: Mocha.Context, options: SupervisorOpt
   const supervisor = peerBinary(ctx, 'supervisor');
   const collector = peerBinary(ctx, 'collector');
   const dir = await mkdtemp(join(tmpdir(), 'svc-supervisor-'));
-  const uid = randomUUID();
+  const uid = options.uid ?? randomUUID();
   const own = options.ownMetricsPort;
   await writeFile(
     join(dir, 'base.yaml'),

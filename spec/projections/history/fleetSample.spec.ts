@@ -32,6 +32,7 @@ describe('fleetSample', () => {
       applied: 2,
       failed: 1,
       rolled_back: 0,
+      incompatible: 0,
       unsupported: 0,
       messages_per_second: 12.5,
       errors_per_second: 0.5,

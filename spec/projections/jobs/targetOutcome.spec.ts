@@ -105,6 +105,21 @@ describe('job target outcomes', () => {
     expect(decideObservation(rollout, lost, 'h2'), 'never took h2').to.equal(undefined);
   });
 
+  it('fails a rollout target that lacks a component type the revision names, as of its assignment', () => {
+    const missing = { exporters: ['kafka'] };
+    expect(decideObservation(rollout, nothingSeen, 'h2', missing)).to.deep.equal({
+      ...none,
+      outcome: 'failed',
+      reason: 'incompatible: lacks exporters/kafka',
+      outcomeAt: 10_000,
+    });
+    const applied = given(report(11_000, 'h2', 'applied'));
+    expect(decideObservation(rollout, applied, 'h2', missing)?.outcome, 'what it reports wins').to.equal(
+      'succeeded',
+    );
+    expect(decideObservation(restart, nothingSeen, 'h2', missing), 'a restart').to.equal(undefined);
+  });
+
   it('judges a report made before the pin again once the desired hash is the new one', () => {
     const seen = given(report(11_000, 'h2', 'applied'));
     expect(decideObservation(rollout, seen, 'h1')).to.equal(undefined);

@@ -5,6 +5,7 @@ import type { RemoteConfigStatus, Session } from '../../../src/events/agentData.
 import type { AgentMessage } from '../../../src/projections/agent/agentMessage.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import { decideAgent, decidePush, type Decision } from '../../../src/projections/agent/decideAgent.ts';
+import { componentsGraceMs } from '../../../src/projections/agent/availableComponents.ts';
 import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import { configStateOf, keepsLastApplied } from '../../../src/projections/remoteConfig/configState.ts';
 import { composeDesired, type DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
@@ -12,6 +13,7 @@ import { session, uid } from '../../support/events.ts';
 
 const a = uid(5);
 const AcceptsRemoteConfig = 0x2n;
+const ReportsAvailableComponents = 0x4000n;
 const capable = 0x1n | AcceptsRemoteConfig | 0x1000n;
 const desiredOf = (body: string, revision = 1): DesiredConfig =>
   composeDesired([{ name: 'base', revision, body, contentType: 'text/yaml' }])!;
@@ -25,6 +27,8 @@ class Conversation {
   session: Session = session(1);
   /** The next message opens a connection that did not hold the agent (a move to another WebSocket). */
   moved = false;
+  /** When the next message arrives (Unix ms). */
+  at = 1000;
   readonly capabilities: bigint;
   constructor(capabilities = capable) {
     this.capabilities = capabilities;
@@ -57,7 +61,7 @@ class Conversation {
       ...over,
     };
     const decision = decideAgent(this.state, message, {
-      at: 1000,
+      at: this.at,
       session: this.session,
       newConnection: this.moved,
       requiredAttributes: [],
@@ -227,5 +231,77 @@ describe('sending remote configs (never in a loop)', () => {
       expect(c.state!.rolledBackFrom).to.equal(null);
       expect(configStateOf(c.state!, v2)).to.equal('pending');
     });
+  });
+});
+
+describe('a config naming a component type the agent lacks (never sent)', () => {
+  const collector = (exporters: string[]) => ({
+    hash: exporters.join(','),
+    components: {
+      receivers: ['nop', 'otlp'],
+      processors: ['batch'],
+      exporters,
+      extensions: [],
+      connectors: [],
+    },
+  });
+  const needsKafka = desiredOf('receivers: {otlp: {}}\nexporters: {kafka/eu: {}, debug: {}}\n', 2);
+
+  it('is not sent while the agent lacks it, and is sent once the agent reports it has it', () => {
+    const c = new Conversation();
+    c.desired = needsKafka;
+    expect(sent(c.send({ availableComponents: collector(['debug']) }))).to.equal(undefined);
+    expect(configStateOf(c.state!, needsKafka)).to.equal('incompatible');
+    expect(sent(c.send()), 'a check-in').to.equal(undefined);
+    c.moved = true;
+    expect(sent(c.send()), 'a new connection').to.equal(undefined);
+    expect(decidePush(c.state, needsKafka, 2000), 'a push').to.equal(undefined);
+    const sentNow = sent(c.send({ availableComponents: collector(['debug', 'kafka']) }));
+    expect(sentNow, 'the report that makes it compatible').to.equal(needsKafka.hash);
+    expect(configStateOf(c.state!, needsKafka)).to.equal('pending');
+  });
+
+  it('waits after connecting for the list the reply asks for, then judges it', () => {
+    const c = new Conversation(capable | ReportsAvailableComponents);
+    c.desired = needsKafka;
+    const first = c.send({ availableComponents: { hash: 'ab', components: {} } });
+    expect([sent(first), first.reply.reportAvailableComponents]).to.deep.equal([undefined, true]);
+    expect(sent(c.send()), 'a message sent before the answer').to.equal(undefined);
+    expect(decidePush(c.state, needsKafka, 1000), 'a push').to.equal(undefined);
+    c.at += 1000;
+    expect(sent(c.send({ availableComponents: collector(['debug']) })), 'the list: lacks kafka').to.equal(
+      undefined,
+    );
+    expect(configStateOf(c.state!, needsKafka)).to.equal('incompatible');
+    const able = collector(['debug', 'kafka']);
+    const debugOnly = desiredOf('exporters: {debug: {}}\n', 3);
+    c.desired = debugOnly;
+    expect(sent(c.send({ availableComponents: able })), 'a config it can run').to.equal(debugOnly.hash);
+  });
+
+  it('waits at most componentsGraceMs after connecting for an agent that does not send the list', () => {
+    const c = new Conversation(capable | ReportsAvailableComponents);
+    c.desired = needsKafka;
+    expect(sent(c.send())).to.equal(undefined);
+    c.at += componentsGraceMs - 1;
+    expect(sent(c.send())).to.equal(undefined);
+    c.at += 1;
+    expect(sent(c.send())).to.equal(needsKafka.hash);
+  });
+
+  it('is sent as before to an agent that has not reported its components, or only their hash', () => {
+    const c = new Conversation();
+    c.desired = needsKafka;
+    expect(sent(c.send({ availableComponents: { hash: 'ab', components: {} } }))).to.equal(needsKafka.hash);
+  });
+
+  it('gives way to the next desired config the agent can run', () => {
+    const c = new Conversation();
+    c.desired = needsKafka;
+    c.send({ availableComponents: collector(['debug']) });
+    const debugOnly = desiredOf('exporters: {debug: {}}\n', 3);
+    c.desired = debugOnly;
+    expect(configStateOf(c.state!, debugOnly)).to.equal('pending');
+    expect(sent(c.send())).to.equal(debugOnly.hash);
   });
 });

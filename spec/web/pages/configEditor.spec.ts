@@ -5,6 +5,7 @@
 // come from this UI.
 
 import { expect } from 'chai';
+import { agentMessage, description, newUid, postHttp } from '../../support/agentClient.ts';
 import { scrape } from '../../telemetry/scrape.ts';
 import { isExternal, referencedUrls } from './pagesHarness.ts';
 import {
@@ -92,6 +93,31 @@ describe('config editor (GET/POST /new-config, /configs/{name}/edit, /partials/c
         body: 'a: 1\n',
       });
       expect([previewed(two, 'targeted'), previewed(two, 'changed')]).to.deep.equal(['2', '2']);
+    });
+
+    it('counts apart the agents that lack a component type the body names', async () => {
+      const uid = newUid();
+      const components = { exporters: { subComponentMap: { debug: {} } } };
+      await postHttp(
+        service.app.urls.opamp,
+        agentMessage(uid, {
+          capabilities: 0x1 | 0x2 | 0x4000,
+          agentDescription: description({ 'host.name': 'lacks-kafka' }),
+          availableComponents: { hash: Buffer.from('ab', 'hex'), components },
+        }),
+      );
+      const check = (body: string) =>
+        post('/partials/configs/check', {
+          name: 'x',
+          selector: 'host.name="lacks-kafka"',
+          enabled: 'true',
+          body,
+        });
+      const lacking = await check('exporters: {kafka: {}, debug: {}}\n');
+      expect([previewed(lacking, 'targeted'), previewed(lacking, 'incompatible')]).to.deep.equal(['1', '1']);
+      expect(text(lacking.body)).to.include('Lack a component type');
+      const able = await check('exporters: {debug: {}}\n');
+      expect(previewed(able, 'incompatible'), 'no tile when none lack one').to.equal(undefined);
     });
 
     it('names the line of a parse error, and still counts the selector', async () => {

@@ -37,6 +37,7 @@ describe('configs list rows', () => {
       applied: 2,
       failed: 1,
       rolled_back: 0,
+      incompatible: 0,
       unsupported: 0,
     };
     const row = configRow(summary(revision(1), revision(1)), counts);
@@ -47,6 +48,7 @@ describe('configs list rows', () => {
       ['applied', 2, '/configs/base?config_state=applied#agents'],
       ['failed', 1, '/configs/base?config_state=failed#agents'],
       ['rolled_back', 0, ''],
+      ['incompatible', 0, ''],
       ['unsupported', 0, ''],
     ]);
   });

@@ -16,6 +16,7 @@ import {
   nothingSeen,
   type SeenFacts,
 } from '../../projections/jobs/targetOutcome.ts';
+import { incompatibility } from '../../projections/remoteConfig/componentTypes.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import { notifySql } from '../database/notifications.ts';
 import { observeTargetsSql, type TargetObservation } from './jobAgentsSql.ts';
@@ -51,11 +52,13 @@ export function createTargetObserver(deps: TargetObserverDeps): TargetObserver {
   let flushing: Promise<void> | undefined;
 
   function decide(target: Target): void {
-    const facts = seen.get(target.uid);
-    if (facts === undefined) return;
     const agent = deps.agentHere(target.uid);
-    const desired = agent && deps.desiredFor(agent)?.hash;
-    const observation = decideObservation(target, facts, desired);
+    // An agent here may have said nothing since its target was released: it can still be incompatible.
+    const facts = seen.get(target.uid) ?? (agent === undefined ? undefined : nothingSeen);
+    if (facts === undefined) return;
+    const desired = agent && deps.desiredFor(agent);
+    const missing = agent && desired && incompatibility(agent.availableComponents, desired);
+    const observation = decideObservation(target, facts, desired?.hash, missing);
     if (observation === undefined) return;
     const key = `${target.jobId}|${target.uid}`;
     const text = JSON.stringify(observation);

@@ -12,7 +12,8 @@ import type { AgentState } from './agentState.ts';
 /** AgentCapabilities_ReportsAvailableComponents. */
 export const ReportsAvailableComponents = 0x4000n;
 
-const isWhole = (c: AvailableComponents | null | undefined): boolean =>
+/** The agent sent its whole list, not only the hash (the supervisor's until it is asked). */
+export const isWhole = (c: AvailableComponents | null | undefined): boolean =>
   c != null && Object.keys(c.components).length > 0;
 
 /**
@@ -27,6 +28,21 @@ export function componentsToRecord(
   if (held !== null && held.hash === reported.hash && !isWhole(reported)) return undefined;
   return reported;
 }
+
+/**
+ * How long after connecting an agent that declares ReportsAvailableComponents, and whose list the
+ * service does not hold, is sent no remote config: the list it is asked for comes within a message
+ * or two (the supervisor sends only the hash first, and messages already queued may come before
+ * the answer). A config sent without it could name a type the agent lacks (remoteConfig/
+ * componentTypes.ts). An agent that never sends the list gets its config after this.
+ */
+export const componentsGraceMs = 15_000;
+
+/** Whether a remote config waits for the agent's list of components (componentsGraceMs), at `at`. */
+export const awaitsComponents = (agent: AgentState, at: number): boolean =>
+  (agent.capabilities & ReportsAvailableComponents) !== 0n &&
+  !isWhole(agent.availableComponents) &&
+  at - agent.connectionChangedAt < componentsGraceMs;
 
 /**
  * Whether the reply asks for the whole list: the agent declares ReportsAvailableComponents, and

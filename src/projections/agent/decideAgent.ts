@@ -21,7 +21,7 @@ import { shouldOfferSettings } from '../ownTelemetry/offerRule.ts';
 import type { OwnTelemetryFor, OwnTelemetryOffer } from '../ownTelemetry/ownTelemetry.ts';
 import { presentParts, type AgentMessage } from './agentMessage.ts';
 import type { AgentState } from './agentState.ts';
-import { asksForComponents, componentsToRecord } from './availableComponents.ts';
+import { asksForComponents, awaitsComponents, componentsToRecord } from './availableComponents.ts';
 import { evolveAgent, evolveAgentAll } from './evolveAgent.ts';
 import { decideFullState } from './fullState.ts';
 
@@ -141,11 +141,20 @@ export function decideAgent(
       });
   if (fullState !== null)
     events.push({ type: 'AgentFullStateRequested', at: ctx.at, data: { uid, reason: fullState } });
-  // The remote config waits for the full state a reply asks for, and is never sent to a departing agent.
+  const opens = opensConnection(known, ctx);
+  const reportAvailableComponents =
+    !message.disconnect &&
+    after !== undefined &&
+    asksForComponents(after, message.availableComponents, opens);
+  // The remote config waits for the full state a reply asks for, and for the available components
+  // of a fresh connection (availableComponents.ts awaitsComponents), and is never sent to a
+  // departing agent.
   let remoteConfig: DesiredConfig | undefined;
-  if (fullState === null && !message.disconnect && after !== undefined && ctx.desiredFor !== undefined) {
+  const waits =
+    fullState !== null || message.disconnect || (after !== undefined && awaitsComponents(after, ctx.at));
+  if (!waits && after !== undefined && ctx.desiredFor !== undefined) {
     const desired = ctx.desiredFor(after);
-    const offer = { newConnection: opensConnection(known, ctx), report: message.remoteConfigStatus };
+    const offer = { newConnection: opens, report: message.remoteConfigStatus };
     if (shouldOffer(after, desired, offer)) {
       events.push(offered(uid, desired, ctx.at));
       remoteConfig = desired;
@@ -167,10 +176,6 @@ export function decideAgent(
     events.push({ type: 'AgentDisconnected', at: ctx.at, data: { uid, reason: 'agent_disconnect' } });
   // What the decision added after the reports (full state asked, offer, goodbye), folded onto `after`.
   const state = events.length === reportedCount ? after : evolveAgentAll(after, events.slice(reportedCount));
-  const reportAvailableComponents =
-    !message.disconnect &&
-    after !== undefined &&
-    asksForComponents(after, message.availableComponents, opensConnection(known, ctx));
   return {
     events,
     state,
@@ -197,7 +202,7 @@ export function decidePush(
   desired: DesiredConfig | undefined,
   at: number,
 ): Decision | undefined {
-  if (known === undefined || !known.connected) return undefined;
+  if (known === undefined || !known.connected || awaitsComponents(known, at)) return undefined;
   if (!shouldOffer(known, desired, { newConnection: false, report: undefined })) return undefined;
   const event = offered(known.uid, desired, at);
   return {

@@ -16,6 +16,7 @@ export const historySeries = [
   'applied',
   'failed',
   'rolled_back',
+  'incompatible',
   'unsupported',
   'messages_per_second',
   'errors_per_second',
@@ -58,6 +59,7 @@ export function sampleFleet(
     applied: 0,
     failed: 0,
     rolled_back: 0,
+    incompatible: 0,
   };
   for (const agent of agents) {
     size++;
@@ -74,7 +76,15 @@ export function sampleFleet(
   sample[column.healthy] = healthy;
   sample[column.unhealthy] = unhealthy;
   sample[column.unknown] = size - healthy - unhealthy;
-  for (const state of ['pending', 'applying', 'applied', 'failed', 'rolled_back', 'unsupported'] as const)
+  for (const state of [
+    'pending',
+    'applying',
+    'applied',
+    'failed',
+    'rolled_back',
+    'incompatible',
+    'unsupported',
+  ] as const)
     sample[column[state]] = states[state];
   sample[column.messages_per_second] = rates.messages;
   sample[column.errors_per_second] = rates.errors;

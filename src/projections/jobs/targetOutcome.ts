@@ -7,6 +7,7 @@
 
 import type { RemoteConfigStatus } from '../../events/agentData.ts';
 import type { AgentEvent } from '../../events/fleetEvent.ts';
+import { describeMissing, type ComponentTypes } from '../remoteConfig/componentTypes.ts';
 import { rolledBackFrom } from '../remoteConfig/rollback.ts';
 
 /** A target whose command went out or whose revision was assigned, not finished yet. */
@@ -104,19 +105,30 @@ export function restartChange(target: InFlightTarget, seen: SeenFacts): Observat
 /**
  * A rollout target finishes when it reports the hash it should now run (its desired config, which
  * includes the new revision): APPLIED succeeds, FAILED fails, and so does going back from it to an
- * older config (rollback.ts). Turning unhealthy after the
- * assignment, or disconnecting within the disconnect window after it, is noted for the gates.
+ * older config (rollback.ts). A target that lacks a component type the config names fails at once
+ * (it is never sent the config: componentTypes.ts), as of its assignment, reason `incompatible: …`.
+ * Turning unhealthy after the assignment, or disconnecting within the disconnect window after it, is
+ * noted for the gates.
+ * @param missing what the agent lacks to run its desired config (undefined: nothing, or not known).
  */
 export function rolloutChange(
   target: InFlightTarget,
   seen: SeenFacts,
   desiredHash: string | undefined,
+  missing?: ComponentTypes,
 ): Observation | undefined {
   const { report, unhealthyAt, disconnectedAt } = seen;
   const after = (at: number | null) => (at !== null && at >= target.assignedAt ? at : null);
   const lost = after(disconnectedAt);
+  let outcome = reportOutcome(report, seen.reportAt, desiredHash, seen.rolledBackFrom);
+  if (outcome.outcome === null && missing !== undefined)
+    outcome = {
+      outcome: 'failed',
+      reason: `incompatible: lacks ${describeMissing(missing)}`,
+      outcomeAt: target.assignedAt,
+    };
   const observed: Observation = {
-    ...reportOutcome(report, seen.reportAt, desiredHash, seen.rolledBackFrom),
+    ...outcome,
     unhealthyAt: after(unhealthyAt),
     disconnectedAt: lost !== null && lost - target.assignedAt <= target.disconnectWindowMs ? lost : null,
   };
@@ -145,5 +157,8 @@ export const decideObservation = (
   target: InFlightTarget,
   seen: SeenFacts,
   desiredHash: string | undefined,
+  missing?: ComponentTypes,
 ): Observation | undefined =>
-  target.action === 'restart' ? restartChange(target, seen) : rolloutChange(target, seen, desiredHash);
+  target.action === 'restart'
+    ? restartChange(target, seen)
+    : rolloutChange(target, seen, desiredHash, missing);

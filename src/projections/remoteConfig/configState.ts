@@ -1,10 +1,18 @@
 // Where an agent stands with its remote config (docs/remote-config.md "States"). Pure.
 
 import type { AgentState } from '../agent/agentState.ts';
+import { incompatibility } from './componentTypes.ts';
 import type { DesiredConfig } from './desiredConfig.ts';
 
 export type ConfigState =
-  'unmanaged' | 'unsupported' | 'pending' | 'applying' | 'applied' | 'failed' | 'rolled_back';
+  | 'unmanaged'
+  | 'unsupported'
+  | 'pending'
+  | 'applying'
+  | 'applied'
+  | 'failed'
+  | 'rolled_back'
+  | 'incompatible';
 export const configStates: readonly ConfigState[] = [
   'unmanaged',
   'unsupported',
@@ -13,6 +21,7 @@ export const configStates: readonly ConfigState[] = [
   'applied',
   'failed',
   'rolled_back',
+  'incompatible',
 ];
 
 /** AgentCapabilities_AcceptsRemoteConfig. */
@@ -27,14 +36,18 @@ export const acceptsRemoteConfig = (agent: AgentState): boolean =>
  * - pending: the agent has not acknowledged the desired hash yet;
  * - applying, applied, failed: what the agent reports for the desired hash;
  * - rolled_back: the agent took the desired hash, then went back to another (rollback.ts); the
- *   desired hash is not offered again until it changes.
+ *   desired hash is not offered again until it changes;
+ * - incompatible: the agent reported its available components and the desired config names a
+ *   component type it lacks (componentTypes.ts); not offered while that holds. An agent that already
+ *   reports the desired hash is shown as it reports it.
  */
 export function configStateOf(agent: AgentState, desired: DesiredConfig | undefined): ConfigState {
   if (desired === undefined) return 'unmanaged';
   if (!acceptsRemoteConfig(agent)) return 'unsupported';
   if (agent.rolledBackFrom === desired.hash) return 'rolled_back';
   const reported = agent.remoteConfigStatus;
-  if (reported === null || reported.hash !== desired.hash) return 'pending';
+  if (reported === null || reported.hash !== desired.hash)
+    return incompatibility(agent.availableComponents, desired) === undefined ? 'pending' : 'incompatible';
   switch (reported.status) {
     case 'applying':
       return 'applying';

@@ -1,10 +1,12 @@
 // What a config change would do, without doing it (POST /api/configs/preview): which agents the
-// changed config would target and what each one's desired hash would become. Pure: the change is
-// folded into a copy of the configs in force.
+// changed config would target and what each one's desired hash would become, and which agents
+// would lack a component type it names (they would not be sent it: componentTypes.ts). Pure: the
+// change is folded into a copy of the configs in force.
 
 import type { ConfigRevisionData } from '../../events/configData.ts';
 import type { AgentState } from '../agent/agentState.ts';
 import { parseSelector, selects } from '../filter/selector.ts';
+import { incompatibility, type ComponentTypes } from './componentTypes.ts';
 import { composeDesired, desiredKey, type DesiredConfig } from './desiredConfig.ts';
 import { evolveDesiredConfigs, matchingEntries, type DesiredConfigsState } from './desiredConfigs.ts';
 
@@ -14,6 +16,8 @@ export interface PreviewRow {
   readonly targeted: boolean;
   readonly now: DesiredConfig | undefined;
   readonly after: DesiredConfig | undefined;
+  /** What the agent lacks to run `after` (its config_state would be `incompatible`), else undefined. */
+  readonly missingAfter: ComponentTypes | undefined;
 }
 
 /** Every agent the config would target, or whose desired config would change, in the given order. */
@@ -37,7 +41,10 @@ export function previewConfig(
     }
     const now = desiredNow(agent);
     const targeted = config.enabled && selector.ok && selects(selector.value, agent);
-    if (targeted || now?.hash !== after?.hash) rows.push({ agent, targeted, now, after });
+    if (targeted || now?.hash !== after?.hash) {
+      const missingAfter = after && incompatibility(agent.availableComponents, after);
+      rows.push({ agent, targeted, now, after, missingAfter });
+    }
   }
   return rows;
 }

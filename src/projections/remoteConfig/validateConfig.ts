@@ -5,6 +5,7 @@
 import { load as loadYaml } from 'js-yaml';
 import { parseSelector } from '../filter/selector.ts';
 import type { Parsed } from '../filter/matcher.ts';
+import { isJson, isYaml, maxConfigBodyBytes, mediaType } from './configBody.ts';
 
 export interface ConfigDocument {
   readonly selector: string;
@@ -13,20 +14,12 @@ export interface ConfigDocument {
   readonly enabled: boolean;
 }
 
-export const maxConfigBodyBytes = 1024 * 1024;
+export { isYaml, maxConfigBodyBytes, mediaType };
 export const defaultContentType = 'text/yaml';
 
-const yamlTypes = new Set(['text/yaml', 'application/yaml', 'application/x-yaml', 'text/x-yaml']);
-const jsonTypes = new Set(['application/json', 'text/json']);
 const namePattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const contentTypePattern = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;.*)?$/;
 const utf8 = new TextEncoder();
-
-/** The media type without parameters, lower-cased (`text/yaml; charset=utf-8` → `text/yaml`). */
-export const mediaType = (contentType: string): string =>
-  (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
-
-export const isYaml = (contentType: string): boolean => yamlTypes.has(mediaType(contentType));
 
 /** Undefined when the name is a DNS label (lowercase letters, digits, '-', at most 63), else why not. */
 export function configNameProblem(name: string): string | undefined {
@@ -39,7 +32,7 @@ function bodyProblem(body: string, contentType: string): string | undefined {
   if (bytes > maxConfigBodyBytes) return `body is ${bytes} bytes; at most ${maxConfigBodyBytes} (1 MiB)`;
   try {
     if (isYaml(contentType)) loadYaml(body);
-    else if (jsonTypes.has(mediaType(contentType))) JSON.parse(body);
+    else if (isJson(contentType)) JSON.parse(body);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
     return `body does not parse as ${mediaType(contentType)}: ${reason}`;

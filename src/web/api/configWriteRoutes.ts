@@ -101,6 +101,7 @@ export function configWriteRoutes(router: ApiRouter, deps: ApiDeps): void {
       selector: request.value.selector,
       targeted: preview.targeted,
       changed: preview.changed,
+      incompatible: preview.incompatible,
       // Without a body (a selector alone) the hashes show the config's current body, or an empty one.
       body_known: preview.bodyKnown,
       partial: preview.partial,
@@ -110,6 +111,7 @@ export function configWriteRoutes(router: ApiRouter, deps: ApiDeps): void {
         config_state: configStateOf(r.agent, r.now),
         desired_hash: r.now?.hash ?? null,
         desired_hash_after: r.after?.hash ?? null,
+        missing_components_after: r.missingAfter ?? {},
       })),
     });
   });

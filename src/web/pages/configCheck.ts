@@ -39,6 +39,7 @@ export async function checkLocals(deps: PagesDeps, edit: ConfigEdit, isNew: bool
         : {
             targeted: preview.targeted,
             changed: preview.changed,
+            incompatible: preview.incompatible,
             partial: preview.partial,
             withBody,
           },

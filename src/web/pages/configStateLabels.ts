@@ -11,17 +11,19 @@ export const configStateLabels: Readonly<Record<ConfigState, string>> = {
   applied: 'Applied',
   failed: 'Failed',
   rolled_back: 'Rolled back',
+  incompatible: 'Incompatible',
 };
 
 /** Ascending puts the agents that need attention first. */
 export const configStateRank: Readonly<Record<ConfigState, number>> = {
   failed: 0,
   rolled_back: 1,
-  pending: 2,
-  applying: 3,
-  unsupported: 4,
-  applied: 5,
-  unmanaged: 6,
+  incompatible: 2,
+  pending: 3,
+  applying: 4,
+  unsupported: 5,
+  applied: 6,
+  unmanaged: 7,
 };
 
 export const configBadge = (state: ConfigState) => ({

@@ -15,6 +15,7 @@ export const countColumns: readonly (ConfigState & keyof ConfigCounts)[] = [
   'applied',
   'failed',
   'rolled_back',
+  'incompatible',
   'unsupported',
 ];
 

@@ -4,6 +4,7 @@
 
 import type { Attributes } from '../../events/agentData.ts';
 import { attributeOf, isSupervisorManaged, type AgentState } from '../../projections/agent/agentState.ts';
+import { incompatibility, type ComponentTypes } from '../../projections/remoteConfig/componentTypes.ts';
 import {
   configStateOf,
   keepsLastApplied,
@@ -63,6 +64,8 @@ export interface RemoteConfigView {
   readonly keeps_last_applied: boolean;
   /** The hash the agent took and went back from (remoteConfig/rollback.ts); null when it did not. */
   readonly rolled_back_from: string | null;
+  /** When config_state is `incompatible`: kind → the types the desired config names that the agent lacks; else {}. */
+  readonly missing_components: ComponentTypes;
 }
 
 export interface PackageView {
@@ -166,8 +169,10 @@ export function agentSummary(agent: AgentState, desired?: DesiredConfig): AgentS
 
 export function remoteConfigView(agent: AgentState, desired: DesiredConfig | undefined): RemoteConfigView {
   const reported = agent.remoteConfigStatus;
+  const state = configStateOf(agent, desired);
+  const missing = state === 'incompatible' && desired && incompatibility(agent.availableComponents, desired);
   return {
-    config_state: configStateOf(agent, desired),
+    config_state: state,
     desired_hash: desired?.hash ?? null,
     desired_configs: desired?.entries.map((e) => ({ name: e.name, revision: e.revision })) ?? [],
     reported_hash: reported?.hash ?? '',
@@ -175,6 +180,7 @@ export function remoteConfigView(agent: AgentState, desired: DesiredConfig | und
     error_message: reported?.errorMessage ?? '',
     keeps_last_applied: keepsLastApplied(agent, desired),
     rolled_back_from: agent.rolledBackFrom,
+    missing_components: missing || {},
   };
 }
 

@@ -16,6 +16,7 @@ export interface ConfigCounts {
   applied: number;
   failed: number;
   rolled_back: number;
+  incompatible: number;
   unsupported: number;
 }
 
@@ -26,6 +27,7 @@ const noAgents = (): ConfigCounts => ({
   applied: 0,
   failed: 0,
   rolled_back: 0,
+  incompatible: 0,
   unsupported: 0,
 });
 

@@ -26,6 +26,8 @@ export interface ConfigPreview {
   readonly targeted: number;
   /** Agents whose desired hash would change. */
   readonly changed: number;
+  /** Agents whose desired config after the change names a component type they lack (not sent). */
+  readonly incompatible: number;
   /** Whether the hashes reflect a body (given, or the config's own). */
   readonly bodyKnown: boolean;
   /** Whether the store's agents are missing from the counts. */
@@ -55,6 +57,7 @@ export async function previewChange(deps: PreviewDeps, request: PreviewRequest):
     config,
     targeted: rows.filter((r) => r.targeted).length,
     changed: rows.filter((r) => r.now?.hash !== r.after?.hash).length,
+    incompatible: rows.filter((r) => r.missingAfter !== undefined).length,
     bodyKnown: body !== undefined || base !== undefined,
     partial: fleet.partial,
     rows,

@@ -98,6 +98,11 @@ export const agentSchemas: Record<string, Schema> = {
         error_message: str(),
         keeps_last_applied: bool,
         rolled_back_from: nullable(str('The hash the agent took and went back from; not offered again')),
+        missing_components: {
+          ...mapOf(arrayOf(str())),
+          description:
+            'When config_state is incompatible: kind (receivers, exporters, …) → the types the desired config names that the agent lacks; else empty',
+        },
       }),
       available_components: {
         ...nullable(

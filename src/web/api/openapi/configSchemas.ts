@@ -5,6 +5,7 @@ import {
   arrayOf,
   bool,
   int,
+  mapOf,
   nullable,
   object,
   oneOfValues,
@@ -21,6 +22,7 @@ const counts = object({
   applied: int(),
   failed: int(),
   rolled_back: int(),
+  incompatible: int(),
   unsupported: int(),
 });
 
@@ -114,6 +116,10 @@ export const configSchemas: Record<string, Schema> = {
     selector: str(),
     targeted: int(),
     changed: int(),
+    incompatible: {
+      ...int(),
+      description: 'Agents that would lack a component type the config names: it would not be sent to them',
+    },
     body_known: bool,
     partial: bool,
     agents: arrayOf(
@@ -123,6 +129,11 @@ export const configSchemas: Record<string, Schema> = {
         config_state: ref('ConfigState'),
         desired_hash: nullable(str()),
         desired_hash_after: nullable(str()),
+        missing_components_after: {
+          ...mapOf(arrayOf(str())),
+          description:
+            'Kind → the types the desired config after the change names that the agent lacks; empty when none',
+        },
       }),
     ),
   }),

@@ -50,6 +50,7 @@ export const historyCharts: readonly ChartSpec[] = [
       { key: 'applied', label: 'Applied' },
       { key: 'failed', label: 'Failed' },
       { key: 'rolled_back', label: 'Rolled back' },
+      { key: 'incompatible', label: 'Incompatible' },
       { key: 'unsupported', label: 'Unsupported' },
     ],
   },
