@@ -29,11 +29,11 @@ describe('configs page and fragment (GET /configs, GET /partials/configs)', () =
     expect(updated)
       .to.match(/ago|just now/)
       .and.to.include('file:base.yaml');
-    // targeted, pending, applying, applied, failed, rolled back, unsupported
-    expect(counts).to.deep.equal(['5', '1', '1', '1', '1', '0', '1']);
+    // targeted, pending, applying, applied, failed, rolled back, incompatible, unsupported
+    expect(counts).to.deep.equal(['5', '1', '1', '1', '1', '0', '0', '1']);
     expect(res.body).to.include('<a href="/configs/base?config_state=failed#agents">1</a>');
     expect(rowCells(res.body, 'edge').slice(0, 1)).to.deep.equal(['edge Disabled']);
-    expect(rowCells(res.body, 'edge').slice(4)).to.deep.equal(['0', '0', '0', '0', '0', '0', '0']);
+    expect(rowCells(res.body, 'edge').slice(4)).to.deep.equal(['0', '0', '0', '0', '0', '0', '0', '0']);
   });
 
   it('names the source, why the API cannot write to it, and the files that do not parse', async () => {
