@@ -2,7 +2,8 @@
 // shown plainly. Agents speak OpAMP to the running service over WebSocket with the project's raw
 // client, so each state is reached the way a real agent reaches it: a config taken and rolled back
 // (the supervisor's automatic rollback, opamp-spec#397), available components sent only once asked,
-// own-telemetry settings offered and reported applied. Configs come from a directory. Both themes
+// own-telemetry settings offered and reported applied, a config that names a component type the
+// agent lacks held back as incompatible. Configs come from a directory. Both themes
 // are checked for contrast; screenshots go to artifacts/ (agent-*.png).
 
 import { expect } from 'chai';
@@ -61,6 +62,10 @@ describe('the agent page in a real browser', function () {
     requireChromium(this);
     dir = mkdtempSync(join(tmpdir(), 'svc-agent-page-'));
     writeFileSync(join(dir, 'edge.yaml'), configFile('service.name=edge', 'receivers: {otlp: {}}'));
+    writeFileSync(
+      join(dir, 'kafka.yaml'),
+      configFile('service.name=lacking', 'receivers: {otlp: {}}\n  exporters: {kafka/orders: {}, debug: {}}'),
+    );
     app = await startApp({
       config: {
         remote_config: { dir },
@@ -99,15 +104,17 @@ describe('the agent page in a real browser', function () {
       availableComponents: { hash: components.hash },
       remoteConfigStatus: {},
     });
-    const first = configHashOf(hello);
-    const settings = settingsHashOf(hello);
-    expect(first, 'the config offered on connect').to.have.length(64);
-    expect(settings, 'own telemetry offered on connect').to.have.length(64);
     expect((Number(hello.flags ?? 0) & ReportAvailableComponents) !== 0, 'asked for components').to.equal(
       true,
     );
+    // The config is held until the agent's components are known (it might lack a type it names).
+    expect(hello.remoteConfig, 'no config before the components').to.equal(undefined);
+    const listed = await say({ availableComponents: components });
+    const first = configHashOf(listed);
+    const settings = settingsHashOf(hello) || settingsHashOf(listed);
+    expect(first, 'the config, once the components are known').to.have.length(64);
+    expect(settings, 'own telemetry offered').to.have.length(64);
     await say({
-      availableComponents: components,
       remoteConfigStatus: { lastRemoteConfigHash: Buffer.from(first, 'hex'), status: Applied },
       connectionSettingsStatus: { lastConnectionSettingsHash: Buffer.from(settings, 'hex'), status: Applied },
     });
@@ -155,6 +162,27 @@ describe('the agent page in a real browser', function () {
     const own = await page.locator('#own-telemetry').textContent();
     expect(own).to.include(settings.slice(0, 12)).and.include('applied');
     await screenshot(page, 'agent-rolled-back.png');
+  });
+
+  it('says a config is incompatible and which component types the agent lacks', async () => {
+    const uid = newUid();
+    const ws = await WsAgent.open(app!.urls.opamp);
+    sockets.push(ws);
+    const hello = await ws.send(
+      agentMessage(uid, {
+        capabilities,
+        agentDescription: description({ 'service.name': 'lacking' }),
+        availableComponents: components,
+        remoteConfigStatus: {},
+      }),
+    );
+    expect(hello.remoteConfig, 'a config the agent cannot run is not sent').to.equal(undefined);
+    await page.goto(`${ui()}/agents/${uid}`);
+    expect(await page.locator('#remote-config .badge').textContent()).to.equal('Incompatible');
+    expect(await page.locator('#incompatible li').allTextContents()).to.deep.equal(['exporters/kafka']);
+    const text = (await page.locator('#incompatible').textContent())?.replace(/\s+/g, ' ');
+    expect(text).to.include('so it is not sent');
+    await screenshot(page, 'agent-incompatible.png');
   });
 
   for (const scheme of ['light', 'dark'] as const)
