@@ -21,7 +21,9 @@ describe('report limits (agents.limits) in the message path', () => {
   let app: App;
   before(async () => {
     app = await startApp({
-      config: { agents: { limits: { attribute_count: 50, attribute_value_length: 64 } } },
+      config: {
+        agents: { limits: { attribute_count: 50, attribute_value_length: 64, status_error_length: 100 } },
+      },
     });
   });
   after(() => app.stop());
@@ -57,5 +59,28 @@ describe('report limits (agents.limits) in the message path', () => {
     expect(answer.message?.errorResponse?.errorMessage).to.match(/value/);
     expect(app.registry.get(uid as never)).to.equal(undefined);
     expect((await refusals(app)).attribute_value_length).to.equal(1);
+  });
+
+  it("refuses a config status whose error text is past status_error_length, and keeps the agent's last status", async () => {
+    const uid = newUid();
+    const ws = await WsAgent.open(app.urls.opamp);
+    const failed = (errorMessage: string, sequenceNum: number) =>
+      agentMessage(uid, {
+        sequenceNum,
+        agentDescription: description({ 'service.name': 'noisy' }),
+        remoteConfigStatus: { lastRemoteConfigHash: Buffer.from('abcd', 'hex'), status: 3, errorMessage },
+      });
+    try {
+      expect((await ws.send(failed('exporter refused', 0))).errorResponse ?? null).to.equal(null);
+      const reply = await ws.send(failed('x'.repeat(101), 1));
+      expect(reply.errorResponse?.type).to.equal(BadRequest);
+      expect(reply.errorResponse?.errorMessage).to.equal(
+        'error_message of remote_config_status exceeds agents.limits.status_error_length (101 > 100)',
+      );
+      expect(app.registry.get(uid as never)?.remoteConfigStatus?.errorMessage).to.equal('exporter refused');
+    } finally {
+      await ws.close();
+    }
+    expect((await refusals(app)).status_error_length).to.equal(1);
   });
 });

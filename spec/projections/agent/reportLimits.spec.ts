@@ -143,4 +143,18 @@ describe('report limits', () => {
     expect(checkReport(report, limits)?.limit).to.equal('attribute_value_length');
     expect(checkReport({ health: chain(40) }, limits)?.limit).to.equal('health_depth');
   });
+
+  it("refuses a 12 MiB error_message in a config's or connection settings' status, at the limit accepts it", () => {
+    const status = (errorMessage: string) => ({ hash: 'ab', status: 'failed' as const, errorMessage });
+    const huge = status('x'.repeat(12 * 1024 * 1024));
+    expect(checkReport({ remoteConfigStatus: huge }, limits)).to.deep.include({
+      limit: 'status_error_length',
+      reason: `error_message of remote_config_status exceeds agents.limits.status_error_length (${12 * 1024 * 1024} > 16384)`,
+    });
+    expect(checkReport({ connectionSettingsStatus: huge }, limits)?.limit).to.equal('status_error_length');
+    const atLimit = status('x'.repeat(limits.status_error_length));
+    expect(checkReport({ remoteConfigStatus: atLimit, connectionSettingsStatus: atLimit }, limits)).to.equal(
+      undefined,
+    );
+  });
 });

@@ -33,6 +33,7 @@ export function agentsSchema(duration: (fallback: string) => Joi.Schema, byteSiz
       health_components: limit(d.health_components),
       health_depth: limit(d.health_depth),
       health_text_length: limit(d.health_text_length),
+      status_error_length: limit(d.status_error_length),
     }).default(),
   }).default();
 }

@@ -10,7 +10,13 @@
 // limit of N lets no more than 2N bytes into memory per string. Health is walked without recursion,
 // so no depth can overflow the stack.
 
-import type { AgentDescription, ComponentHealth, EffectiveConfig } from '../../events/agentData.ts';
+import type {
+  AgentDescription,
+  ComponentHealth,
+  ConnectionSettingsStatus,
+  EffectiveConfig,
+  RemoteConfigStatus,
+} from '../../events/agentData.ts';
 
 export interface ReportLimits {
   /** Identifying plus non-identifying attributes of one description. */
@@ -26,6 +32,8 @@ export interface ReportLimits {
   readonly health_depth: number;
   /** A component's name, status and last_error. */
   readonly health_text_length: number;
+  /** The error_message of remote_config_status and of connection_settings_status. */
+  readonly status_error_length: number;
 }
 
 export type ReportLimit = keyof ReportLimits;
@@ -40,6 +48,7 @@ export const defaultReportLimits: ReportLimits = {
   health_components: 10_000,
   health_depth: 16,
   health_text_length: 16 * 1024,
+  status_error_length: 16 * 1024,
 };
 
 export interface LimitViolation {
@@ -55,6 +64,8 @@ export interface Report {
   readonly description?: AgentDescription | undefined;
   readonly health?: ComponentHealth | undefined;
   readonly effectiveConfig?: EffectiveConfig | undefined;
+  readonly remoteConfigStatus?: RemoteConfigStatus | undefined;
+  readonly connectionSettingsStatus?: ConnectionSettingsStatus | undefined;
 }
 
 function violation(limit: ReportLimit, max: number, found: number, what: string): LimitViolation {
@@ -148,11 +159,24 @@ export function checkHealth(root: ComponentHealth, limits: ReportLimits): LimitV
   return undefined;
 }
 
+/** An error text the agent reports of a config or of connection settings it was sent. */
+function checkStatusError(
+  status: { readonly errorMessage: string } | undefined,
+  what: string,
+  limits: ReportLimits,
+): LimitViolation | undefined {
+  const length = status?.errorMessage.length ?? 0;
+  if (length <= limits.status_error_length) return undefined;
+  return violation('status_error_length', limits.status_error_length, length, `error_message of ${what}`);
+}
+
 /** The first limit the report breaks, or undefined when it keeps them all. */
 export function checkReport(report: Report, limits: ReportLimits): LimitViolation | undefined {
   return (
     (report.description && checkDescription(report.description, limits)) ??
     (report.effectiveConfig && checkEffectiveConfig(report.effectiveConfig, limits)) ??
-    (report.health && checkHealth(report.health, limits))
+    (report.health && checkHealth(report.health, limits)) ??
+    checkStatusError(report.remoteConfigStatus, 'remote_config_status', limits) ??
+    checkStatusError(report.connectionSettingsStatus, 'connection_settings_status', limits)
   );
 }
