@@ -108,6 +108,40 @@ describe('jobs pages in a real browser', function () {
     expect(await page.locator('#job-notice .banner').textContent()).to.equal('Resumedby operator');
   });
 
+  it("keeps a button's answer when a poll sent before the click would come back after it", async () => {
+    // Hold the next poll of the job until the click has been answered, then let it go.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const pollUrl = `**/partials/jobs/${running}`;
+    const seen = problems.length;
+    await page.route(pollUrl, async (route) => {
+      await released;
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      await page.waitForRequest((r) => r.url().endsWith(`/partials/jobs/${running}`));
+      await page.click('.job-actions button:text("Pause")');
+      await waitForText(page, '#job-live .page-head .badge', 'Paused');
+    } finally {
+      release();
+      await page.unroute(pollUrl);
+    }
+    // htmx says on the console that it aborted the held poll: expected here, and nowhere else.
+    const during = problems.splice(seen);
+    expect(
+      during.some((p) => p.includes('htmx:sendAbort')),
+      'the click aborted the held poll',
+    ).to.equal(true);
+    problems.push(...during.filter((p) => !/htmx:(sendAbort|afterRequest)/.test(p)));
+    // Two more polls swap in: the page still shows the pause and the notice written for it.
+    for (let i = 0; i < 2; i++)
+      await page.waitForResponse((r) => r.url().endsWith(`/partials/jobs/${running}`) && r.status() === 200);
+    expect(await page.locator('#job-live .page-head .badge').textContent()).to.equal('Paused');
+    expect(await page.locator('#job-notice .banner').textContent()).to.equal('Pausedby operator');
+    await page.click('.job-actions button:text("Resume")');
+    await waitForText(page, '#job-live .page-head .badge', 'Running');
+  });
+
   it('shows what someone else does through the API while it polls, and drops the outdated notice', async () => {
     const paused = await service!.api('POST', `/api/jobs/${running}/pause`, { reason: 'change freeze' });
     expect(paused.status).to.equal(200);
