@@ -201,6 +201,7 @@ describe('jobs pages in a real browser', function () {
   }
 
   it('ran without Content-Security-Policy violations, script errors or requests to other origins', () => {
-    expect(problems).to.deep.equal([]);
+    // A click aborts a poll in flight (hx-sync), which htmx logs on the console: intended, not a fault.
+    expect(problems.filter((p) => !/^console: htmx:(sendAbort|afterRequest), /.test(p))).to.deep.equal([]);
   });
 });
