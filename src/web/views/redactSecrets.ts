@@ -1,171 +1,170 @@
-// Hides the values of keys that look like secrets in a config body (YAML or JSON, block or flow
-// style) for callers who need not see them (docs/security.md "Reads and redaction"). One pass over
-// the text, each character looked at a bounded number of times: the body may be an agent's report
-// built to be slow. A value that is only environment references (the Collector's `${env:X}`,
-// optionally after `Bearer `/`Basic `) is no secret and stays. Pure; a best effort, not a parser:
-// a secret that is not the value of a key with one of these names is shown.
+// Hides secrets in a config body (YAML or JSON) for callers who need not see them (docs/security.md
+// "Reads and redaction"). The body is parsed (the `yaml` package keeps each node's source range),
+// and the value ranges of secret keys (secretKeys.ts) are replaced in the original text, so layout,
+// comments and everything else stay as written. Keys are compared by their parsed value (an escaped
+// `"pass\u0077ord"` is `password`); a mapping or sequence under a secret key has each of its values
+// hidden and keeps its structure; an alias under a secret key hides its anchor's value wherever it
+// is written; URL userinfo is hidden in every value. Text that does not parse, whose root is not a
+// mapping or sequence, or that is past the bounds below fails closed (redactUnparsed.ts). Pure.
 
-export const redactedMarker = '<redacted>';
+import { Composer, isAlias, isMap, isScalar, isSeq, Parser, Scalar, type Document, type Node } from 'yaml';
+import { redactUnparsed } from './redactUnparsed.ts';
+import { isSecretKey, keyWords, mayHoldSecrets } from './secretKeys.ts';
+import { onlyReferences, redactedMarker, redactUserinfo } from './secretValues.ts';
 
-const secretWords = [
-  'password',
-  'passwd',
-  'token',
-  'secret',
-  'api_key',
-  'apikey',
-  'authorization',
-  'private_key',
-  'privatekey',
-];
+export { isSecretKey } from './secretKeys.ts';
+export { redactedMarker } from './secretValues.ts';
 
-export const isSecretKey = (key: string): boolean => {
-  const k = key.toLowerCase().replaceAll('-', '_');
-  return secretWords.some((w) => k.includes(w));
-};
+/** Larger bodies are not parsed (the parser's work grows faster than the text on hostile input). */
+export const maxParsedChars = 256 * 1024;
+/** Deeper flow nesting (`[[[[…`) is not parsed: the parser recurses per level. */
+export const maxFlowDepth = 64;
 
-const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r';
-/** `[A-Za-z0-9_.$-]` by code point: a regex per character is needlessly slow on a 1 MiB body. */
-function isKeyChar(c: string | undefined): boolean {
-  if (c === undefined) return false;
-  const x = c.charCodeAt(0);
-  return (
-    (x >= 97 && x <= 122) || (x >= 65 && x <= 90) || (x >= 48 && x <= 57) || x === 95 || x === 46 || x === 36 || x === 45
-  );
+export interface Redacted {
+  readonly text: string;
+  /** How many values were hidden. */
+  readonly redacted: number;
 }
 
-/** Environment references only (`${env:X}`, `Bearer ${X}`): not a secret. */
-function onlyReferences(value: string): boolean {
-  let rest = '';
-  let i = 0;
-  for (let open = value.indexOf('${'); open >= 0; open = value.indexOf('${', i)) {
-    const close = value.indexOf('}', open);
-    if (close < 0) return false;
-    rest += value.slice(i, open);
-    i = close + 1;
-  }
-  if (i === 0) return false;
-  rest = (rest + value.slice(i)).replace(/["']/g, '').trim().toLowerCase();
-  return rest === '' || rest === 'bearer' || rest === 'basic';
+interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
 }
 
-/** Index after the quoted text starting at `i` (or the line's end when it is not closed). */
-function quotedEnd(line: string, i: number): number {
-  const quote = line[i];
-  for (let j = i + 1; j < line.length; j++) {
-    if (line[j] === '\\' && quote === '"') j++;
-    else if (line[j] === quote) return j + 1;
-  }
-  return line.length;
-}
+class Unreadable extends Error {}
 
-/** Index after a flow collection starting at `i`, or the line's end. */
-function flowEnd(line: string, i: number): number {
+function flowDepth(body: string): number {
   let depth = 0;
-  for (let j = i; j < line.length; j++) {
-    const c = line[j];
-    if (c === '"' || c === "'") j = quotedEnd(line, j) - 1;
-    else if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0) return j + 1;
+  let deepest = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
-  return line.length;
+  return deepest;
 }
 
-interface LineState {
-  /** Open `{`/`[` carried over from earlier lines (flow style spanning lines). */
-  flow: number;
-  /** Set after a secret key with no value on its line: its more indented lines are its value. */
-  blockIndent: number;
-}
-
-const indentOf = (line: string) => line.length - line.trimStart().length;
-
-/** The end of a plain (unquoted) value starting at `v`. */
-function plainEnd(line: string, v: number, flow: number): number {
-  for (let j = v; j < line.length; j++) {
-    const c = line[j];
-    if (flow > 0 && (c === ',' || c === '}' || c === ']')) return j;
-    if (c === '#' && isSpace(line[j - 1])) return j;
-  }
-  return line.length;
-}
-
-/** Redacts the value starting after the key's colon at `k`; returns [replacement end, new text]. */
-function redactValue(line: string, k: number, state: LineState, out: string[]): number {
-  let v = k;
-  while (isSpace(line[v])) v++;
-  const c = line[v];
-  if (state.flow === 0 && (c === undefined || c === '#' || c === '|' || c === '>')) {
-    state.blockIndent = indentOf(line);
-    if (c === '|' || c === '>') out.push(line.slice(k, v), redactedMarker);
-    else out.push(line.slice(k, v));
-    return c === '|' || c === '>' ? plainEnd(line, v, 0) : v;
-  }
-  const end =
-    c === '"' || c === "'" ? quotedEnd(line, v) : c === '{' || c === '[' ? flowEnd(line, v) : plainEnd(line, v, state.flow);
-  const value = line.slice(v, end).trimEnd();
-  const kept = onlyReferences(value);
-  const quoted = c === '"' || c === "'";
-  out.push(line.slice(k, v), kept ? value : quoted ? `${c}${redactedMarker}${c}` : redactedMarker);
-  return v + value.length;
-}
-
-/** One line, with the state carried between lines. */
-function redactLine(line: string, state: LineState): string {
-  if (state.blockIndent >= 0) {
-    if (line.trim() === '') return line;
-    if (indentOf(line) > state.blockIndent) return `${line.slice(0, indentOf(line))}${redactedMarker}`;
-    state.blockIndent = -1;
-  }
-  const out: string[] = [];
-  let from = 0;
-  let j = 0;
-  while (j < line.length) {
-    const c = line[j]!;
-    let keyEnd = -1;
-    let key = '';
-    if (c === '"' || c === "'") {
-      keyEnd = quotedEnd(line, j);
-      key = line.slice(j + 1, keyEnd - 1);
-    } else if (isKeyChar(c) && !isKeyChar(line[j - 1])) {
-      keyEnd = j;
-      while (isKeyChar(line[keyEnd])) keyEnd++;
-      key = line.slice(j, keyEnd);
-    } else if (c === '#' && (j === 0 || isSpace(line[j - 1]))) break;
-    else {
-      if (c === '{' || c === '[') state.flow++;
-      else if ((c === '}' || c === ']') && state.flow > 0) state.flow--;
-      j++;
-      continue;
+/** The documents of the body, or undefined at its first error (one error is enough to fail closed). */
+function parse(body: string): Document.Parsed[] | undefined {
+  const composer = new Composer({ uniqueKeys: false, prettyErrors: false });
+  // The composer reports every error through this member (private in its types); stopping at the
+  // first keeps hostile text (1 MiB of `"`: one error per character) from costing an error each.
+  const reporting = composer as unknown as { onError: (...args: [unknown, unknown, unknown, boolean?]) => void };
+  reporting.onError = (_source, _code, _message, warning) => {
+    if (warning !== true) throw new Unreadable();
+  };
+  try {
+    const docs: Document.Parsed[] = [];
+    for (const doc of composer.compose(new Parser().parse(body), true, body.length)) {
+      if (doc.errors.length > 0) return undefined;
+      docs.push(doc);
     }
-    let k = keyEnd;
-    while (isSpace(line[k])) k++;
-    const isKey = line[k] === ':' && (k + 1 >= line.length || isSpace(line[k + 1]) || c === '"' || c === "'");
-    if (isKey && isSecretKey(key)) {
-      out.push(line.slice(from, k + 1));
-      from = redactValue(line, k + 1, state, out);
-      j = from;
-    } else j = isKey ? k + 1 : keyEnd;
+    return docs;
+  } catch {
+    // Unreadable, or a RangeError from a structure deeper than the stack.
+    return undefined;
   }
-  out.push(line.slice(from));
-  return out.join('');
+}
+
+/** What replaces a scalar's source: the marker, quoted as the value was, on as many lines. */
+function hiddenScalar(node: Scalar, source: string): string {
+  const lines = source.split('\n');
+  if (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED) {
+    const content = lines.slice(1).map((l) => (l.trim() === '' ? l : `${l.slice(0, l.length - l.trimStart().length)}${redactedMarker}`));
+    return [lines[0], ...content].join('\n');
+  }
+  const quote = node.type === Scalar.QUOTE_DOUBLE ? '"' : node.type === Scalar.QUOTE_SINGLE ? "'" : '';
+  return `${quote}${redactedMarker}${quote}${'\n'.repeat(lines.length - 1)}`;
+}
+
+/** Collects the edits of one document: a walk in source order, so an alias finds its anchor. */
+function documentEdits(body: string, root: Node): Edit[] {
+  const edits: Edit[] = [];
+  const anchors = new Map<string, Node>();
+  const hiddenAnchors = new Set<Node>();
+
+  function scalar(node: Scalar, secret: boolean) {
+    if (!node.range) return;
+    const [start, end] = node.range;
+    const source = body.slice(start, end);
+    const value = node.value;
+    if (secret) {
+      if (value === null || (typeof value === 'string' && onlyReferences(value))) return;
+      edits.push({ start, end, text: hiddenScalar(node, source) });
+      return;
+    }
+    if (typeof value !== 'string' || !value.includes('@')) return;
+    const parsed = redactUserinfo(value);
+    if (parsed.redacted === 0) return;
+    const shown = redactUserinfo(source);
+    // Userinfo spelled with escapes is found in the value only: hide the value whole.
+    const text = shown.redacted === parsed.redacted ? shown.text : hiddenScalar(node, source);
+    edits.push({ start, end, text });
+  }
+
+  function walk(node: unknown, parent: readonly string[], secret: boolean): void {
+    if (isAlias(node)) {
+      const anchor = anchors.get(node.source);
+      if (secret && anchor !== undefined) hiddenAnchors.add(anchor);
+      return;
+    }
+    if (!isScalar(node) && !isMap(node) && !isSeq(node)) return;
+    if (node.anchor !== undefined) anchors.set(node.anchor, node);
+    if (isScalar(node)) return scalar(node, secret);
+    if (isSeq(node)) {
+      for (const item of node.items) walk(item, parent, secret);
+      return;
+    }
+    for (const pair of node.items) {
+      const key = isAlias(pair.key) ? anchors.get(pair.key.source) : pair.key;
+      const name = isScalar(key) ? String(key.value) : '';
+      walk(pair.key, parent, false);
+      walk(pair.value, keyWords(name), secret || isSecretKey(name, parent));
+    }
+  }
+
+  walk(root, [], false);
+  // An anchor whose alias sits under a secret key: its value is hidden where it is written. Hiding
+  // it may reach further aliases, so repeat until no new anchor is found.
+  for (let done = new Set<Node>(); done.size < hiddenAnchors.size; ) {
+    for (const anchor of [...hiddenAnchors]) {
+      if (done.has(anchor)) continue;
+      done.add(anchor);
+      walk(anchor, [], true);
+    }
+  }
+  return edits;
+}
+
+/** The edits applied to the body, in order; an edit inside one already made is dropped. */
+function applyEdits(body: string, edits: Edit[]): Redacted {
+  edits.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: string[] = [];
+  let at = 0;
+  let redacted = 0;
+  for (const e of edits) {
+    if (e.start < at) continue;
+    out.push(body.slice(at, e.start), e.text);
+    at = e.end;
+    redacted++;
+  }
+  out.push(body.slice(at));
+  return { text: redacted === 0 ? body : out.join(''), redacted };
 }
 
 /** The body with secret values replaced by the marker, and how many were. */
-export function redactSecrets(body: string): { readonly text: string; readonly redacted: number } {
-  const lower = body.toLowerCase().replaceAll('-', '_');
-  if (!secretWords.some((w) => lower.includes(w))) return { text: body, redacted: 0 };
-  const state: LineState = { flow: 0, blockIndent: -1 };
-  const lines: string[] = [];
-  let redacted = 0;
-  for (let start = 0; start <= body.length; ) {
-    const end = body.indexOf('\n', start);
-    const line = body.slice(start, end < 0 ? body.length : end);
-    const shown = redactLine(line, state);
-    if (shown !== line) redacted++;
-    lines.push(shown);
-    if (end < 0) break;
-    start = end + 1;
+export function redactSecrets(body: string): Redacted {
+  if (!mayHoldSecrets(body.toLowerCase())) return { text: body, redacted: 0 };
+  if (body.length > maxParsedChars || flowDepth(body) > maxFlowDepth) return redactUnparsed(body);
+  const docs = parse(body);
+  if (docs === undefined) return redactUnparsed(body);
+  const edits: Edit[] = [];
+  for (const doc of docs) {
+    const root = doc.contents;
+    if (root === null) continue;
+    if (!isMap(root) && !isSeq(root)) return redactUnparsed(body);
+    edits.push(...documentEdits(body, root));
   }
-  return { text: redacted === 0 ? body : lines.join('\n'), redacted };
+  return applyEdits(body, edits);
 }
