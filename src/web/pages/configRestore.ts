@@ -47,7 +47,8 @@ export function mountConfigRestore(router: Router, deps: PagesDeps): void {
       reason,
       revision,
       latest: summary.latest.revision,
-      diff: revisionDiff(inForce, revision),
+      // A refusal shows no body: the diff holds both revisions whole (docs/security.md).
+      diff: allowed ? revisionDiff(inForce, revision) : undefined,
       summary:
         inForce === undefined
           ? `Nothing in force → revision ${revision.revision}`

@@ -50,7 +50,8 @@ export function mountConfigRollout(router: Router, deps: PagesDeps): void {
       reason,
       draft,
       current,
-      diff: draft === undefined ? undefined : revisionDiff(current ?? undefined, draft),
+      // A refusal to a non-admin shows no body: the diff holds both revisions whole (docs/security.md).
+      diff: draft === undefined || !mayEdit(ctx) ? undefined : revisionDiff(current ?? undefined, draft),
       form,
     };
     sendHtml(
