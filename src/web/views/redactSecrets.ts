@@ -98,8 +98,12 @@ function documentEdits(body: string, root: Node): Edit[] {
     const parsed = redactUserinfo(value);
     if (parsed.redacted === 0) return;
     const shown = redactUserinfo(source);
-    // Userinfo spelled with escapes is found in the value only: hide the value whole.
-    const text = shown.redacted === parsed.redacted ? shown.text : hiddenScalar(node, source);
+    // Userinfo spelled with escapes or folded over lines is found in the value only: the value is
+    // written again, redacted, as a JSON string (valid YAML too), on as many lines.
+    const lineEnds = source.split('\n').length - 1;
+    const text =
+      shown.redacted === parsed.redacted && parsed.found.every((f) => source.includes(f))
+        ? shown.text : `${JSON.stringify(parsed.text)}${'\n'.repeat(lineEnds)}`;
     edits.push({ start, end, text });
   }
 

@@ -17,8 +17,11 @@ function secretStart(line: string): number {
     for (const w of keyWords(m[0])) {
       seen.push(w);
       if (namesSecret(seen.slice(-2))) {
-        let end = m.index + m[0].length;
-        while (end < line.length && /[\s:="'\]}>]/.test(line[end]!)) end++;
+        // Shown up to the key's separator (`:` or `=`) and the blanks or quotes after it.
+        const sep = line.slice(m.index).search(/[:=]/);
+        if (sep < 0) return line.length;
+        let end = m.index + sep + 1;
+        while (end < line.length && /[\s"']/.test(line[end]!)) end++;
         return end;
       }
     }

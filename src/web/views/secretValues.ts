@@ -9,16 +9,18 @@ export const redactedMarker = '<redacted>';
 // Bounded repetitions: no regex backtracking grows with the text.
 const userinfo = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s/?#@"'<>]{1,1024})@/gi;
 
-/** The text with URL userinfo hidden, and how many were. */
-export function redactUserinfo(text: string): { readonly text: string; readonly redacted: number } {
-  if (!text.includes('@')) return { text, redacted: 0 };
+/** The text with URL userinfo hidden, how many were, and what each was (`scheme://info@`). */
+export function redactUserinfo(text: string): { readonly text: string; readonly redacted: number; readonly found: string[] } {
+  const found: string[] = [];
+  if (!text.includes('@')) return { text, redacted: 0, found };
   let redacted = 0;
-  const shown = text.replace(userinfo, (_all, scheme: string, info: string) => {
+  const shown = text.replace(userinfo, (all: string, scheme: string, info: string) => {
     redacted++;
+    found.push(all);
     const colon = info.indexOf(':');
     return colon < 0 ? `${scheme}${redactedMarker}@` : `${scheme}${info.slice(0, colon)}:${redactedMarker}@`;
   });
-  return { text: shown, redacted };
+  return { text: shown, redacted, found };
 }
 
 /** Environment references only (`${env:X}`, `Bearer ${X}`): not a secret. */
