@@ -15,8 +15,27 @@ export interface LogOptions {
   readonly destination?: NodeJS.WritableStream;
 }
 
+// Field names that hold secrets or whole bodies, at the top and one level down (pino's paths take
+// one `*` per segment). Config bodies are never logged; this is the net under that rule.
+const secretFields = [
+  'password',
+  'token',
+  'secret',
+  'client_secret',
+  'api_key',
+  'authorization',
+  'cookie',
+  'body',
+  'effective_config',
+];
 const redact = {
-  paths: ['password', '*.password', 'database.password', 'headers.authorization', '*.body'],
+  paths: [
+    ...secretFields,
+    ...secretFields.map((f) => `*.${f}`),
+    'headers.authorization',
+    '*.headers.authorization',
+    '*.headers.cookie',
+  ],
   censor: '[redacted]',
 };
 

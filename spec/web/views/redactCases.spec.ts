@@ -76,9 +76,9 @@ describe('redaction reads the config, not its lines', () => {
   });
 
   it('matches whole words of a key, in any spelling', () => {
-    const body = lines('x-api-key: a1', 'accessToken: a2', 'AWS_SECRET_ACCESS_KEY: a3', 'private-key: a4', 'keyspace: k', 'tokenizer: t');
+    const body = lines('x-api-key: a1', 'accessToken: a2', 'AWS_SECRET_ACCESS_KEY: a3', 'private-key: a4', 'keyspace: k', 'tokenizer: t', 'password2: a5');
     expect(shown(body)).to.equal(
-      lines('x-api-key: <redacted>', 'accessToken: <redacted>', 'AWS_SECRET_ACCESS_KEY: <redacted>', 'private-key: <redacted>', 'keyspace: k', 'tokenizer: t'),
+      lines('x-api-key: <redacted>', 'accessToken: <redacted>', 'AWS_SECRET_ACCESS_KEY: <redacted>', 'private-key: <redacted>', 'keyspace: k', 'tokenizer: t', 'password2: <redacted>'),
     );
   });
 

@@ -1,5 +1,5 @@
 // Which keys of a config hold secrets (docs/security.md "Reads and redaction"). A key is read as
-// words (split at `_`, `-`, `.`, `/`, spaces and camelCase), and it is secret when one word, or two
+// words (split at `_`, `-`, `.`, `/`, spaces, camelCase and before digits), and it is secret when one word, or two
 // adjacent words, name a secret: `client_secret`, `x-api-key`, `accessToken` and `tls.key_pem` are;
 // the Collector's `bearertokenauth/github` extension is not, since `token` is only part of a word.
 
@@ -34,6 +34,7 @@ export function keyWords(key: string): string[] {
   return key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])([0-9])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((w) => w !== '');
