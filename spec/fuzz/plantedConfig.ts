@@ -1,7 +1,8 @@
 // Random configs with planted values, for the redaction property (redaction.spec.ts): a tree of
 // mappings and sequences under keys drawn from secret and ordinary names, whose leaves are unique
 // tokens: `zs…q` for a leaf anywhere under a secret key (or the password of a URL's userinfo),
-// `nv…q` for any other. Written as YAML in every style the yaml package writes, or as JSON.
+// `nv…q` for any other. Written as YAML in every style the yaml package writes, or as JSON, with
+// quoted keys spelled with an escape or not.
 
 import fc from 'fast-check';
 import { parseDocument, stringify } from 'yaml';
@@ -91,7 +92,7 @@ function build(shape: Shape, secret: boolean, planted: { secrets: string[]; kept
 }
 
 const format = fc.oneof(
-  fc.record({ json: fc.constantFrom(0, 2, '\t') }),
+  fc.record({ json: fc.constantFrom(0, 2, '\t'), escapeKeys: fc.boolean() }),
   fc.record({
     defaultStringType: fc.constantFrom(
       'PLAIN' as const,
@@ -104,6 +105,7 @@ const format = fc.oneof(
     collectionStyle: fc.constantFrom('any' as const, 'block' as const, 'flow' as const),
     indentSeq: fc.boolean(),
     lineWidth: fc.constantFrom(0, 20, 80),
+    escapeKeys: fc.boolean(),
   }),
 );
 
@@ -114,7 +116,15 @@ export const plantedConfig: fc.Arbitrary<Planted> = fc
   .map(([shape, style]) => {
     const planted = { secrets: [] as string[], kept: [] as string[] };
     const value = build(shape, false, planted);
-    const text = 'json' in style ? JSON.stringify(value, null, style.json) : stringify(value, style);
+    const written = 'json' in style ? JSON.stringify(value, null, style.json) : stringify(value, style);
+    // Double-quoted keys may spell their first letter as an escape (`"\u0070assword_0":`).
+    const text = style.escapeKeys
+      ? written.replace(
+          /"([A-Za-z])([\w-]*)":/g,
+          (_all, first: string, rest: string) =>
+            `"\\u${first.charCodeAt(0).toString(16).padStart(4, '0')}${rest}":`,
+        )
+      : written;
     return { text, ...planted };
   })
   .filter(({ text }) => parseDocument(text, { uniqueKeys: false }).errors.length === 0);

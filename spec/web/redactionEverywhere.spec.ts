@@ -105,7 +105,10 @@ describe('no page or endpoint shows a secret to a viewer or an anonymous reader'
     });
     expect(draft.status, draft.text).to.equal(200);
     const configMap = { 'c.yaml': { body: Buffer.from(bodyOf(4)), contentType: 'text/yaml' } };
-    agent = await connectAgent(app, { fields: { effectiveConfig: { configMap: { configMap } } } });
+    agent = await connectAgent(app, {
+      nonIdentifying: { env: 'prod' },
+      fields: { effectiveConfig: { configMap: { configMap } } },
+    });
   });
   after(async () => {
     await agent?.ws.close();
