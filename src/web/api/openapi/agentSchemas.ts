@@ -15,6 +15,7 @@ import {
   time,
   type Schema,
 } from './jsonSchema.ts';
+import { shownBody } from './configSchemas.ts';
 
 const flagNames = Object.keys(capabilityFlags(0n));
 
@@ -72,7 +73,7 @@ export const agentSchemas: Record<string, Schema> = {
   AgentDetail: object(
     {
       ...summaryFields,
-      effective_config: { ...mapOf(str()), description: 'File name → body' },
+      effective_config: { ...mapOf(str()), description: `File name → body. ${shownBody}` },
       packages: arrayOf(
         object({
           name: str(),

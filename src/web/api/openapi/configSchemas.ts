@@ -15,6 +15,10 @@ import {
   type Schema,
 } from './jsonSchema.ts';
 
+/** Bodies as readers get them (docs/security.md "Reads and redaction"). */
+export const shownBody =
+  'The body; for a caller who is not an admin, with the values of secret keys and URL credentials replaced by `<redacted>` (docs/security.md, Reads and redaction)';
+
 const counts = object({
   targeted: int(),
   pending: int(),
@@ -38,7 +42,7 @@ const revisionFields: Record<string, Schema> = {
   author: str(),
   created_at: nullable(time),
   restored_from: nullable(int(1)),
-  body: str(),
+  body: str(shownBody),
 };
 
 const configFields: Record<string, Schema> = {
@@ -83,7 +87,7 @@ export const configSchemas: Record<string, Schema> = {
   Config: object(
     {
       ...configFields,
-      body: str(),
+      body: str(shownBody),
       draft: nullable(ref('RevisionWithBody')),
       partial: bool,
     },
