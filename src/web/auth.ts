@@ -17,7 +17,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { ApiToken } from '../io/config/schema.ts';
 import { decideAccess, peerIdentity, type RolePolicy } from '../io/tls/peerIdentity.ts';
 import { sendRefusal, type RefusalReason } from './guard/refusal.ts';
-import { redactSecrets } from './views/redactSecrets.ts';
+import { parseBudget, redactSecrets } from './views/redactSecrets.ts';
 
 export interface AuthOptions extends RolePolicy {
   /** Whether the listener verifies client certificates (ui_tls.client_ca_file is set). */
@@ -142,7 +142,12 @@ export function mayWrite(ctx: Context, allowUnauthenticated: boolean): boolean {
  */
 export const seesSecrets = (ctx: Context): boolean => (ctx.state as AuthState).identity?.role === 'admin';
 
-/** How a config body is shown to this caller: whole, or with secret values redacted. */
+/**
+ * How a config body is shown to this caller: whole, or with secret values redacted. Call once per
+ * response: the bodies of one response share one parse budget.
+ */
 export function bodyShownTo(ctx: Context): (body: string) => string {
-  return seesSecrets(ctx) ? (body) => body : (body) => redactSecrets(body).text;
+  if (seesSecrets(ctx)) return (body) => body;
+  const budget = parseBudget();
+  return (body) => redactSecrets(body, budget).text;
 }

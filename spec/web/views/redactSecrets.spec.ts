@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { redactSecrets } from '../../../src/web/views/redactSecrets.ts';
+import { parseBudget, redactSecrets } from '../../../src/web/views/redactSecrets.ts';
 
 const shown = (body: string) => redactSecrets(body).text;
 
@@ -63,5 +63,13 @@ describe('redacting secrets in config bodies', () => {
   it('answers for 1 MiB hostile bodies', () => {
     for (const body of ['"'.repeat(1 << 20), 'password:\n'.repeat(1 << 17), `a: ${'{'.repeat(1 << 20)}`, '${'.repeat(1 << 19)])
       expect(redactSecrets(body).text.length).to.be.greaterThan(0);
+  });
+
+  it('fails closed once the bodies of one response have used its parse budget', () => {
+    const body = 'password: hunter2\nuser: u\n';
+    const budget = parseBudget(body.length + 10);
+    expect(redactSecrets(body, budget).text).to.equal('password: <redacted>\nuser: u\n');
+    expect(redactSecrets(body, budget).text).to.equal('password: <redacted>\n<redacted>\n');
+    expect(redactSecrets(body).text).to.equal('password: <redacted>\nuser: u\n');
   });
 });

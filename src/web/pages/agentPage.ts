@@ -18,6 +18,7 @@ import { agentHref } from './fleetModel.ts';
 import { seesSecrets } from '../auth.ts';
 import { codeView } from './codeView.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
+import { parseBudget } from '../views/redactSecrets.ts';
 
 /** The agent's remote config as its section shows it: state, desired and reported, with links. */
 function remoteLocals(view: RemoteConfigView) {
@@ -31,6 +32,7 @@ function remoteLocals(view: RemoteConfigView) {
 function detailLocals(agent: AgentState, desired: DesiredConfig | undefined, now: number, reveal: boolean) {
   const view = agentDetail(agent, desired);
   const status = agentStatus(agent);
+  const budget = parseBudget();
   const configs = Object.keys(agent.effectiveConfig ?? {})
     .sort()
     .map((name) => {
@@ -38,7 +40,7 @@ function detailLocals(agent: AgentState, desired: DesiredConfig | undefined, now
       return {
         name: name || '(unnamed)',
         contentType: file.contentType,
-        ...codeView(name, file.contentType, file.body, reveal),
+        ...codeView(name, file.contentType, file.body, reveal, budget),
       };
     });
   return {

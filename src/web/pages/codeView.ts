@@ -3,7 +3,7 @@
 // them, then highlighted. The cut bounds every step after it, whatever an agent reports; the JSON
 // API serves the whole file.
 
-import { redactSecrets } from '../views/redactSecrets.ts';
+import { redactSecrets, type ParseBudget } from '../views/redactSecrets.ts';
 import { detectLanguage, highlight, maxHighlightBytes, type Language, type Token } from './highlight.ts';
 
 /** What a page shows of one body; the rest is in the JSON API. */
@@ -27,11 +27,18 @@ function cut(body: string): string | undefined {
   return body.slice(0, end > 0 ? end + 1 : maxShownBytes);
 }
 
-export function codeView(name: string, contentType: string, body: string, revealSecrets: boolean): CodeView {
+/** `budget` is shared by the bodies of one page (redactSecrets.ts ParseBudget). */
+export function codeView(
+  name: string,
+  contentType: string,
+  body: string,
+  revealSecrets: boolean,
+  budget?: ParseBudget,
+): CodeView {
   const part = cut(body);
   const shown = part ?? body;
   const language = detectLanguage(name, contentType, shown);
-  const { text, redacted } = revealSecrets ? { text: shown, redacted: 0 } : redactSecrets(shown);
+  const { text, redacted } = revealSecrets ? { text: shown, redacted: 0 } : redactSecrets(shown, budget);
   return {
     language,
     bytes: Buffer.byteLength(body),

@@ -20,6 +20,15 @@ export const maxParsedChars = 256 * 1024;
 /** Deeper flow nesting (`[[[[…`) is not parsed: the parser recurses per level. */
 export const maxFlowDepth = 64;
 
+/**
+ * What one request may still parse, shared by the bodies of one page or response: an agent may
+ * report many files of maxParsedChars each. Past it, bodies fail closed (redactUnparsed.ts).
+ */
+export interface ParseBudget {
+  left: number;
+}
+export const parseBudget = (chars = 2 * maxParsedChars): ParseBudget => ({ left: chars });
+
 export interface Redacted {
   readonly text: string;
   /** How many values were hidden. */
@@ -158,9 +167,11 @@ function applyEdits(body: string, edits: Edit[]): Redacted {
 }
 
 /** The body with secret values replaced by the marker, and how many were. */
-export function redactSecrets(body: string): Redacted {
+export function redactSecrets(body: string, budget?: ParseBudget): Redacted {
   if (!mayHoldSecrets(body.toLowerCase())) return { text: body, redacted: 0 };
-  if (body.length > maxParsedChars || flowDepth(body) > maxFlowDepth) return redactUnparsed(body);
+  const tooMuch = body.length > maxParsedChars || (budget !== undefined && body.length > budget.left);
+  if (tooMuch || flowDepth(body) > maxFlowDepth) return redactUnparsed(body);
+  if (budget !== undefined) budget.left -= body.length;
   const docs = parse(body);
   if (docs === undefined) return redactUnparsed(body);
   const edits: Edit[] = [];
