@@ -44,6 +44,11 @@ describe('redaction reads the config, not its lines', () => {
     );
   });
 
+  it('follows an alias to the anchor it named where it is written, even if the name is defined again', () => {
+    const body = lines('first: &a s-one', 'group: &g [*a]', 'again: &a kept-two', 'password: *g', '');
+    expect(shown(body)).to.equal(lines('first: &a <redacted>', 'group: &g [*a]', 'again: &a kept-two', 'password: *g', ''));
+  });
+
   it('reads an escaped key by its parsed value', () => {
     expect(shown(lines('"pass\\u0077ord": hunter2', 'user: u'))).to.equal(lines('"pass\\u0077ord": <redacted>', 'user: u'));
     expect(shown('{"pass\\u0077ord": "hunter2", "user": "u"}')).to.equal('{"pass\\u0077ord": "<redacted>", "user": "u"}');

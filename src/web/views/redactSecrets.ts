@@ -7,7 +7,7 @@
 // is written; URL userinfo is hidden in every value. Text that does not parse, whose root is not a
 // mapping or sequence, or that is past the bounds below fails closed (redactUnparsed.ts). Pure.
 
-import { Composer, isAlias, isMap, isScalar, isSeq, Parser, Scalar, type Document, type Node } from 'yaml';
+import { Composer, isAlias, isMap, isScalar, isSeq, Parser, Scalar, type Alias, type Document, type Node } from 'yaml';
 import { redactUnparsed } from './redactUnparsed.ts';
 import { isSecretKey, keyWords, mayHoldSecrets } from './secretKeys.ts';
 import { onlyReferences, redactedMarker, redactUserinfo } from './secretValues.ts';
@@ -91,6 +91,12 @@ function hiddenScalar(node: Scalar, source: string): string {
 function documentEdits(body: string, root: Node): Edit[] {
   const edits: Edit[] = [];
   const anchors = new Map<string, Node>();
+  // What each alias named when it was read: an anchor may be defined again further on.
+  const resolved = new Map<Alias, Node | undefined>();
+  const anchorOf = (alias: Alias) => {
+    if (!resolved.has(alias)) resolved.set(alias, anchors.get(alias.source));
+    return resolved.get(alias);
+  };
   const hiddenAnchors = new Set<Node>();
 
   function scalar(node: Scalar, secret: boolean) {
@@ -118,7 +124,7 @@ function documentEdits(body: string, root: Node): Edit[] {
 
   function walk(node: unknown, parent: readonly string[], secret: boolean): void {
     if (isAlias(node)) {
-      const anchor = anchors.get(node.source);
+      const anchor = anchorOf(node);
       if (secret && anchor !== undefined) hiddenAnchors.add(anchor);
       return;
     }
@@ -130,7 +136,7 @@ function documentEdits(body: string, root: Node): Edit[] {
       return;
     }
     for (const pair of node.items) {
-      const key = isAlias(pair.key) ? anchors.get(pair.key.source) : pair.key;
+      const key = isAlias(pair.key) ? anchorOf(pair.key) : pair.key;
       const name = isScalar(key) ? String(key.value) : '';
       walk(pair.key, parent, false);
       walk(pair.value, keyWords(name), secret || isSecretKey(name, parent));
