@@ -49,6 +49,12 @@ describe('redaction reads the config, not its lines', () => {
     expect(shown(body)).to.equal(lines('first: &a <redacted>', 'group: &g [*a]', 'again: &a kept-two', 'password: *g', ''));
   });
 
+  it('hides a URL whole when its anchor is aliased under a secret key', () => {
+    expect(shown(lines('endpoint: &e https://u:p@host', 'password: *e'))).to.equal(
+      lines('endpoint: &e <redacted>', 'password: *e'),
+    );
+  });
+
   it('reads an escaped key by its parsed value', () => {
     expect(shown(lines('"pass\\u0077ord": hunter2', 'user: u'))).to.equal(lines('"pass\\u0077ord": <redacted>', 'user: u'));
     expect(shown('{"pass\\u0077ord": "hunter2", "user": "u"}')).to.equal('{"pass\\u0077ord": "<redacted>", "user": "u"}');

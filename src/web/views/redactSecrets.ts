@@ -39,6 +39,8 @@ interface Edit {
   readonly start: number;
   readonly end: number;
   readonly text: string;
+  /** Hides the value whole (wins over a URL's userinfo edit of the same value). */
+  readonly whole: boolean;
 }
 
 class Unreadable extends Error {}
@@ -106,7 +108,7 @@ function documentEdits(body: string, root: Node): Edit[] {
     const value = node.value;
     if (secret) {
       if (value === null || (typeof value === 'string' && onlyReferences(value))) return;
-      edits.push({ start, end, text: hiddenScalar(node, source) });
+      edits.push({ start, end, text: hiddenScalar(node, source), whole: true });
       return;
     }
     if (typeof value !== 'string' || !value.includes('@')) return;
@@ -119,7 +121,7 @@ function documentEdits(body: string, root: Node): Edit[] {
     const text =
       shown.redacted === parsed.redacted && parsed.found.every((f) => source.includes(f))
         ? shown.text : `${JSON.stringify(parsed.text)}${'\n'.repeat(lineEnds)}`;
-    edits.push({ start, end, text });
+    edits.push({ start, end, text, whole: false });
   }
 
   function walk(node: unknown, parent: readonly string[], secret: boolean): void {
@@ -156,9 +158,9 @@ function documentEdits(body: string, root: Node): Edit[] {
   return edits;
 }
 
-/** The edits applied to the body, in order; an edit inside one already made is dropped. */
+/** The edits applied to the body, in order; an edit inside one already made (or of the same value, after hiding it whole) is dropped. */
 function applyEdits(body: string, edits: Edit[]): Redacted {
-  edits.sort((a, b) => a.start - b.start || b.end - a.end);
+  edits.sort((a, b) => a.start - b.start || b.end - a.end || Number(b.whole) - Number(a.whole));
   const out: string[] = [];
   let at = 0;
   let redacted = 0;
