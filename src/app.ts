@@ -24,6 +24,7 @@ import { createNoConfigs } from './io/remoteConfig/noConfigs.ts';
 import { loadTlsMaterial } from './io/tls/loadTls.ts';
 import type { ListenerName } from './io/tls/tlsMaterial.ts';
 import { createListeners } from './listeners.ts';
+import { createConnectionGuard } from './io/connectionGuard.ts';
 import type { ComplianceCountersProjection } from './projections/compliance/complianceCounters.ts';
 import type { FleetHistory } from './projections/history/fleetHistory.ts';
 import { createHistorySampler } from './projections/history/historySampler.ts';
@@ -175,10 +176,21 @@ export function createApp(config: Config, deps: AppDeps): App {
     serverTelemetry,
   );
   const eventLog = createEventLog(bus.events$, logger);
+  // Every OpAMP socket counts toward opamp.max_connections from accept, TLS or not.
+  const opampSockets = createConnectionGuard({
+    firstRequestMs: config.listeners.header_timeout,
+    maxConnections: config.opamp.max_connections,
+    onRefused: protocol.refused,
+  });
   const opamp = createOpampServer(core.handler, protocol, {
     maxMessageBytes: config.opamp.max_message_bytes,
     onError: (error) => logger.error({ err: error }, 'opamp request failed'),
     maxConnections: config.opamp.max_connections,
+    overCapacity: opampSockets.overCapacity,
+    unauthenticated: {
+      bytes: config.opamp.max_unauthenticated_message_bytes,
+      timeoutMs: config.opamp.unauthenticated_body_timeout,
+    },
     idleTimeoutMs: thresholds.evictAfterMs,
     scheduler,
     admit: identity.admit,
@@ -265,7 +277,14 @@ export function createApp(config: Config, deps: AppDeps): App {
       anonymousReads: config.auth.anonymous_reads,
     }),
   });
-  const listeners = createListeners(config.listeners, tls, identity.caPem);
+  const listeners = createListeners(config.listeners, tls, identity.caPem, {
+    headerTimeoutMs: config.listeners.header_timeout,
+    refused: (listener, reason, remoteAddr) => {
+      if (listener === 'opamp') protocol.refused(reason, remoteAddr);
+      else if (listener === 'ui') serverTelemetry.uiRefused(reason);
+      else serverTelemetry.telemetryRefused(reason);
+    },
+  });
 
   async function start(): Promise<void> {
     if (config.debug.record_file !== '') {
@@ -285,6 +304,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       'opamp',
       (req, res) => opamp.onRequest(req, res),
       (req, socket, head) => opamp.onUpgrade(req, socket, head),
+      opampSockets,
     );
     const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];
     await listeners.open('ui', (req, res) => void uiHandler(req, res));

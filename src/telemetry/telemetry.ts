@@ -34,7 +34,11 @@ import {
 import { mountPprof } from './pprof/pprofRoutes.ts';
 import { createProfiler, type Profiler } from './pprof/profiler.ts';
 import { registerServerMetrics, type ObserveRequest, type ProtocolCounters } from './serverMetrics.ts';
-import { registerUiRefusalMetrics, type CountUiRefusal } from './uiRefusalMetrics.ts';
+import {
+  registerTelemetryRefusalMetrics,
+  registerUiRefusalMetrics,
+  type CountUiRefusal,
+} from './uiRefusalMetrics.ts';
 import { createTelemetryApp } from './telemetryApp.ts';
 
 export interface TelemetryDeps {
@@ -89,6 +93,8 @@ export interface ServerTelemetry {
   readonly protocol: ProtocolCounters;
   readonly observeRequest: ObserveRequest;
   readonly uiRefused: CountUiRefusal;
+  /** svc_telemetry_requests_refused_total{reason}. */
+  readonly telemetryRefused: CountUiRefusal;
 }
 
 /**
@@ -105,7 +111,13 @@ export function createServerTelemetry(
     build: deps.build,
     logger: deps.logger,
   });
-  return { server, protocol, observeRequest, uiRefused: registerUiRefusalMetrics(server) };
+  return {
+    server,
+    protocol,
+    observeRequest,
+    uiRefused: registerUiRefusalMetrics(server),
+    telemetryRefused: registerTelemetryRefusalMetrics(server),
+  };
 }
 
 export function createTelemetry(deps: TelemetryDeps, serverTelemetry: ServerTelemetry): Telemetry {

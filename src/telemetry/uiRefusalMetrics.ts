@@ -16,3 +16,17 @@ export function registerUiRefusalMetrics(register: PromRegistry): CountUiRefusal
   });
   return (reason) => refused.inc({ reason });
 }
+
+/**
+ * svc_telemetry_requests_refused_total{reason}: connections and requests the telemetry listener
+ * refused before its routes (`request_timeout`, `body_not_allowed`; docs/security.md).
+ */
+export function registerTelemetryRefusalMetrics(register: PromRegistry): CountUiRefusal {
+  const refused = new Counter({
+    name: 'svc_telemetry_requests_refused_total',
+    help: 'Connections and requests the telemetry listener refused before its routes: no request in time, a body on GET, HEAD or OPTIONS.',
+    labelNames: ['reason'],
+    registers: [register],
+  });
+  return (reason) => refused.inc({ reason });
+}
