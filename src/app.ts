@@ -175,7 +175,10 @@ export function createApp(config: Config, deps: AppDeps): App {
     },
     serverTelemetry,
   );
-  const eventLog = createEventLog(bus.events$, logger);
+  const eventLog = createEventLog(bus.events$, logger, {
+    now: () => scheduler.now(),
+    onSuppressed: serverTelemetry.logSuppressed,
+  });
   // Every OpAMP socket counts toward opamp.max_connections from accept, TLS or not.
   const opampSockets = createConnectionGuard({
     firstRequestMs: config.listeners.header_timeout,

@@ -35,6 +35,7 @@ import { mountPprof } from './pprof/pprofRoutes.ts';
 import { createProfiler, type Profiler } from './pprof/profiler.ts';
 import { registerServerMetrics, type ObserveRequest, type ProtocolCounters } from './serverMetrics.ts';
 import {
+  registerLogSuppressedMetric,
   registerTelemetryRefusalMetrics,
   registerUiRefusalMetrics,
   type CountUiRefusal,
@@ -95,6 +96,8 @@ export interface ServerTelemetry {
   readonly uiRefused: CountUiRefusal;
   /** svc_telemetry_requests_refused_total{reason}. */
   readonly telemetryRefused: CountUiRefusal;
+  /** svc_log_lines_suppressed_total. */
+  readonly logSuppressed: () => void;
 }
 
 /**
@@ -117,6 +120,7 @@ export function createServerTelemetry(
     observeRequest,
     uiRefused: registerUiRefusalMetrics(server),
     telemetryRefused: registerTelemetryRefusalMetrics(server),
+    logSuppressed: registerLogSuppressedMetric(server),
   };
 }
 

@@ -30,3 +30,16 @@ export function registerTelemetryRefusalMetrics(register: PromRegistry): CountUi
   });
   return (reason) => refused.inc({ reason });
 }
+
+/**
+ * svc_log_lines_suppressed_total: log lines an agent caused past its log budget, not written
+ * (src/io/agentLog.ts; docs/observability.md).
+ */
+export function registerLogSuppressedMetric(register: PromRegistry): () => void {
+  const suppressed = new Counter({
+    name: 'svc_log_lines_suppressed_total',
+    help: 'Log lines caused by one agent past its per-agent budget, counted and not written.',
+    registers: [register],
+  });
+  return () => suppressed.inc();
+}
