@@ -12,6 +12,7 @@ import type { EventBus } from './events/bus.ts';
 import { createFleetCore } from './fleetCore.ts';
 import { readBuildInfo, type BuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
+import { createAgentLog } from './io/agentLog.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
 import { strictPolicy } from './io/opamp/connectionOwners.ts';
@@ -118,8 +119,14 @@ export function createApp(config: Config, deps: AppDeps): App {
   const persistenceModule = config.database.host === '' ? undefined : loadPersistence();
   const database = persistenceModule?.openDatabase(config, logger, `${hostname()}:${process.pid}`);
   const credentials = database?.credentials ?? createMemoryCredentialStore();
+  // Lines an agent causes, bounded per agent (svc_log_lines_suppressed_total counts the rest).
+  const agentLog = createAgentLog(logger, {
+    now: () => scheduler.now(),
+    onSuppressed: serverTelemetry.logSuppressed,
+  });
   const identity = createAgentIdentity(config, {
     logger,
+    agentLog,
     scheduler,
     tls,
     credentials,
@@ -175,10 +182,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     },
     serverTelemetry,
   );
-  const eventLog = createEventLog(bus.events$, logger, {
-    now: () => scheduler.now(),
-    onSuppressed: serverTelemetry.logSuppressed,
-  });
+  const eventLog = createEventLog(bus.events$, logger, agentLog);
   // Every OpAMP socket counts toward opamp.max_connections from accept, TLS or not.
   const opampSockets = createConnectionGuard({
     firstRequestMs: config.listeners.header_timeout,

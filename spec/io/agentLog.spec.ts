@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { Subject } from 'rxjs';
 import type { FleetEvent } from '../../src/events/fleetEvent.ts';
 import type { InstanceUid } from '../../src/events/ids.ts';
-import { agentLogDefaults } from '../../src/io/agentLog.ts';
+import { agentLogDefaults, createAgentLog } from '../../src/io/agentLog.ts';
 import { createEventLog } from '../../src/io/eventLog.ts';
 import { createLogger } from '../../src/io/logger.ts';
 
@@ -39,7 +39,8 @@ describe('agent-caused log lines', () => {
     let now = 1_700_000_000_000;
     let suppressed = 0;
     const events$ = new Subject<FleetEvent>();
-    const log = createEventLog(events$, logger, { now: () => now, onSuppressed: () => suppressed++ });
+    const agentLog = createAgentLog(logger, { now: () => now, onSuppressed: () => suppressed++ });
+    const log = createEventLog(events$, logger, agentLog);
     const error = 'e'.repeat(16 * 1024);
     for (let i = 0; i < 1000; i++) events$.next(failed(noisy, now, error));
     const budget = agentLogDefaults.linesPerWindow;

@@ -6,7 +6,7 @@
 
 import type { Observable, Subscription } from 'rxjs';
 import type { FleetEvent } from '../events/fleetEvent.ts';
-import { createAgentLog, type AgentLog, type AgentLogOptions } from './agentLog.ts';
+import { createAgentLog, type AgentLog } from './agentLog.ts';
 import type { Logger } from './logger.ts';
 
 export interface EventLog {
@@ -143,14 +143,13 @@ export function logEvent(logger: Logger, event: FleetEvent, agentLog: AgentLog):
 
 /**
  * Subscribes the log to the bus. A logging failure is reported once per event and never ends the
- * stream. `agents`: the per-agent budget's clock and counter (agentLog.ts).
+ * stream. `agentLog`: the per-agent budgets, shared with the other writers of agent-caused lines.
  */
 export function createEventLog(
   events$: Observable<FleetEvent>,
   logger: Logger,
-  agents: AgentLogOptions = { now: Date.now },
+  agentLog: AgentLog = createAgentLog(logger, { now: Date.now }),
 ): EventLog {
-  const agentLog = createAgentLog(logger, agents);
   const subscription: Subscription = events$.subscribe((event) => {
     try {
       logEvent(logger, event, agentLog);

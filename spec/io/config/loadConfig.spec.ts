@@ -199,6 +199,7 @@ describe('configuration', () => {
       key_file: '',
       trust_domain: '',
       validity: 720 * 3_600_000,
+      max_per_hour: 1000,
     });
   });
 
