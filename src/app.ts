@@ -88,13 +88,18 @@ function loadPersistence(): typeof PersistenceModule {
 export function createApp(config: Config, deps: AppDeps): App {
   const { logger } = deps;
   const scheduler = deps.scheduler ?? asyncScheduler;
-  const refusalLog = createRefusalLog(logger, () => scheduler.now());
   const onError = (projection: string, error: unknown) =>
     logger.error({ err: error, projection }, 'projection failed');
 
   let recorder: Recorder | undefined;
   const build = deps.build ?? readBuildInfo({});
   const serverTelemetry = createServerTelemetry({ config, build, logger });
+  const refusalLog = createRefusalLog(
+    logger,
+    () => scheduler.now(),
+    undefined,
+    serverTelemetry.logSuppressed,
+  );
   // Running totals for the history's message and error rates (the same calls the counters get).
   const traffic = { messages: 0, errors: 0 };
   const protocol = {

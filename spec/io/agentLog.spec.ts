@@ -9,6 +9,8 @@ import type { InstanceUid } from '../../src/events/ids.ts';
 import { agentLogDefaults, createAgentLog } from '../../src/io/agentLog.ts';
 import { createEventLog } from '../../src/io/eventLog.ts';
 import { createLogger } from '../../src/io/logger.ts';
+import { agentMessage, newUid, WsAgent } from '../support/agentClient.ts';
+import { startApp } from '../support/startApp.ts';
 
 const noisy = '00000000-0000-7000-8000-00000000000a' as InstanceUid;
 const quiet = '00000000-0000-7000-8000-00000000000b' as InstanceUid;
@@ -59,5 +61,29 @@ describe('agent-caused log lines', () => {
     events$.next(failed(noisy, now, 'again'));
     expect(lines.at(-1)).to.include({ instance_uid: noisy, error: 'again', suppressed: 1000 - budget });
     log.stop();
+  });
+});
+
+describe('agent-caused log lines in the running service', () => {
+  it("writes a bounded share of one agent's failed statuses over a WebSocket and counts the rest in svc_log_lines_suppressed_total", async () => {
+    const { lines, logger } = capture();
+    const app = await startApp({ deps: { logger } });
+    const agent = await WsAgent.open(app.urls.opamp);
+    try {
+      const uid = newUid();
+      const sent = agentLogDefaults.linesPerWindow + 30;
+      for (let i = 0; i < sent; i++) {
+        const errorMessage = `${i} ${'e'.repeat(16 * 1024 - 8)}`;
+        const remoteConfigStatus = { lastRemoteConfigHash: Buffer.from([i]), status: 3, errorMessage };
+        await agent.send(agentMessage(uid, { sequenceNum: i, remoteConfigStatus }));
+      }
+      const failures = lines.filter((l) => l.msg === 'agent failed to apply its remote config');
+      expect(failures).to.have.length(agentLogDefaults.linesPerWindow);
+      const metrics = await app.telemetry.server.metrics();
+      expect(metrics).to.match(/^svc_log_lines_suppressed_total 30$/m);
+    } finally {
+      await agent.close();
+      await app.stop();
+    }
   });
 });
