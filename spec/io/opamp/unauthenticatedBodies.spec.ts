@@ -55,7 +55,7 @@ describe('plain-HTTP OpAMP bodies without a credential', () => {
     expect(over.text).to.include('without a credential');
   });
 
-  it('answers 32 declared 15 MiB bodies with 413 and closes each socket without reading it', async () => {
+  it('answers 32 declared 15 MiB bodies with 413 at once and closes each connection without holding the body', async () => {
     const said = await Promise.all(
       Array.from({ length: 32 }, () => partialPost(app, 15 * 1024 * kib, 4 * kib)),
     );

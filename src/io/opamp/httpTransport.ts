@@ -2,8 +2,9 @@
 // optionally gzip-encoded; the reply is one ServerToAgent, gzip-encoded when Accept-Encoding allows.
 // Bodies are limited after decompression (413, no retry hint): a gzip bomb is cut off at the limit.
 // A request that presented no credential gets a lower bound and a short time for its body
-// (UnauthenticatedBody): past either it is answered (413, 408) and its socket closed at once, so a
-// crowd of unauthenticated senders holds neither memory nor sockets for the whole request timeout.
+// (UnauthenticatedBody): past either it is answered (413, 408) and its socket closed a second later
+// at most, so a crowd of unauthenticated senders holds neither memory nor sockets for the whole
+// request timeout.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
@@ -18,6 +19,9 @@ export const protobufContentType = 'application/x-protobuf';
 
 class BodyTooLarge extends Error {}
 class BodyTooSlow extends Error {}
+
+/** How long the socket of a refused unauthenticated body stays for its client to read the answer. */
+const answerLingerMs = 1000;
 
 /** opamp.max_unauthenticated_message_bytes and opamp.unauthenticated_body_timeout. */
 export interface UnauthenticatedBody {
@@ -105,8 +109,10 @@ export function createHttpTransport(
         error instanceof BodyTooLarge || (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
       const tooSlow = error instanceof BodyTooSlow;
       observer.messageFailed(tooLarge ? 'message too large' : tooSlow ? 'body too slow' : 'unreadable body');
-      // Nothing more of an unauthenticated body is read: its socket ends with the answer.
-      if (unauthenticated !== undefined) res.once('finish', () => req.socket.destroy());
+      // The answer closes the connection (Node discards what more of the body arrives); an
+      // unauthenticated sender gets a moment to read it, not the request timeout.
+      if (unauthenticated !== undefined)
+        res.once('finish', () => setTimeout(() => req.socket.destroy(), answerLingerMs).unref());
       if (tooLarge) {
         const without = unauthenticated === undefined ? '' : ' without a credential';
         fail(res, 413, `message larger than ${limit} bytes${without}`);
