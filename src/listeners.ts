@@ -24,8 +24,8 @@ import type { ListenerName, ListenersTls } from './io/tls/tlsMaterial.ts';
 
 export type ListenerUrls = Record<ListenerName, string>;
 
-/** Why a listener refused a connection or request before its routes (`request_timeout`, `body_not_allowed`). */
-export type ListenerRefusal = 'request_timeout' | 'body_not_allowed';
+/** Why a listener refused a connection or request before its routes. */
+export type ListenerRefusal = 'request_timeout' | 'body_not_allowed' | 'max_connections';
 
 export interface ListenerOptions {
   /** listeners.header_timeout: Node's headers timeout and the guard's first-request timer. */

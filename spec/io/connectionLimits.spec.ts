@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import type { App } from '../../src/app.ts';
+import { hardLimitOf } from '../../src/io/connectionGuard.ts';
 import { agentMessage, newUid, refusedUpgrade, WsAgent } from '../support/agentClient.ts';
 import { startApp } from '../support/startApp.ts';
 import { createPki, type TestPki } from './tls/testPki.ts';
@@ -145,6 +146,36 @@ describe('opamp.max_connections counts TLS sockets from accept', () => {
       for (const s of idle) s.destroy();
       await app.stop();
       pki.cleanup();
+    }
+  });
+});
+
+describe('the OpAMP listener holds at most opamp.max_connections plus a margin of sockets', () => {
+  it('closes a connection at accept past the hard limit, counted as max_connections, and admits again once sockets close', async () => {
+    const app = await startApp({ config: { opamp: { max_connections: 2 } } });
+    const port = portOf(app.urls.opamp);
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => resolve(socket));
+        socket.once('error', reject);
+      });
+    const held: Socket[] = [];
+    try {
+      // Idle sockets that have not asked anything: 2 within the limit, then the margin of 16.
+      for (let i = 0; i < hardLimitOf(2); i++) held.push(await open());
+      const series = 'svc_opamp_refused_total{reason="max_connections"}';
+      const before = await counter(app, series);
+      const dropped = await open();
+      await closedByServer(dropped);
+      expect(await counter(app, series)).to.equal(before + 1);
+
+      await Promise.all(held.map((s) => new Promise((resolve) => s.once('close', resolve).destroy())));
+      let admitted: WsAgent | undefined;
+      while (admitted === undefined) admitted = await WsAgent.open(app.urls.opamp).catch(() => undefined);
+      await admitted.close();
+    } finally {
+      for (const s of held) s.destroy();
+      await app.stop();
     }
   });
 });

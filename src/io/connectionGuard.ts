@@ -8,6 +8,10 @@
 //   accept, handshake included, else it is destroyed and counted (`request_timeout`). Node's own
 //   headers timeout starts only once the TLS handshake is done and depends on its version; this
 //   timer does not.
+// - past `maxConnections` plus a margin (`hardLimitOf`), a new connection is closed at accept
+//   without a word (Node's server.maxConnections) and counted (`max_connections`): the sockets a
+//   listener holds, so its file descriptors, are bounded even against a client that opens them
+//   faster than the first-request timer closes them, and the UI and telemetry keep theirs.
 // Later requests on a keep-alive socket are Node's: its headers, request and keep-alive timeouts.
 
 import type { IncomingMessage, Server } from 'node:http';
@@ -18,8 +22,11 @@ export interface ConnectionGuardOptions {
   readonly firstRequestMs: number;
   /** opamp.max_connections; none when absent. */
   readonly maxConnections?: number;
-  /** A socket closed before its first request (`request_timeout`); never given anything it sent. */
-  readonly onRefused?: (reason: 'request_timeout', remoteAddr: string) => void;
+  /**
+   * A socket closed before its first request (`request_timeout`) or at accept past the hard limit
+   * (`max_connections`); never given anything it sent.
+   */
+  readonly onRefused?: (reason: 'request_timeout' | 'max_connections', remoteAddr: string) => void;
 }
 
 export interface ConnectionGuard {
@@ -36,6 +43,10 @@ export interface ConnectionGuard {
  * addresses, which name one open TCP connection of the listener.
  */
 const keyOf = (s: Socket): string => `${s.localAddress}|${s.localPort}|${s.remoteAddress}|${s.remotePort}`;
+
+/** Sockets held at most: the limit, and room to answer 503 to a tenth more (at least 16). */
+export const hardLimitOf = (maxConnections: number): number =>
+  maxConnections + Math.max(16, Math.ceil(maxConnections / 10));
 
 interface Accepted {
   readonly over: boolean;
@@ -75,6 +86,12 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
   return {
     attach(server) {
       server.on('connection', onConnection);
+      if (options.maxConnections !== undefined) {
+        server.maxConnections = hardLimitOf(options.maxConnections);
+        server.on('drop', (data?: { remoteAddress?: string }) =>
+          options.onRefused?.('max_connections', data?.remoteAddress ?? ''),
+        );
+      }
       server.prependListener('request', heard);
       // Only beside a listener of its own: an 'upgrade' listener makes Node hand upgrades over.
       if (server.listenerCount('upgrade') > 0) server.prependListener('upgrade', heard);
