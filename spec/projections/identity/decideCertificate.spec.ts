@@ -1,5 +1,6 @@
 // Whether an agent's CSR is signed: authentication first, then renewal past two thirds of the
-// presented certificate's validity, one certificate per connection. Pure, in virtual time.
+// presented certificate's validity, one answer per connection; then one outstanding certificate per id
+// and the hourly limit per credential (decideIssue). Pure, in virtual time.
 
 import { expect } from 'chai';
 import type { InstanceUid } from '../../../src/events/ids.ts';

@@ -36,10 +36,9 @@ export type CertificateDecision =
 /**
  * **Decision**: an agent that presents a certificate of this CA for its own id gets a new one only
  * past two thirds of that certificate's validity; before, it keeps the one it has and nothing is
- * offered (its CSR carries a new key, so offering the old certificate again would not help it). An
- * agent authenticated otherwise (a token, a client certificate) gets one certificate per connection:
- * one that lost its key (a restart) enrols again with its token, while a connection repeating CSRs
- * costs one signature.
+ * offered (its CSR carries a new key, so offering the old certificate again would not help it). A
+ * connection repeating CSRs is answered once. Whether a certificate is then issued at all (one
+ * outstanding per id, the credential's hourly limit) is decideIssue's, on what the store holds.
  */
 export function decideCertificate(ask: CertificateAsk): CertificateDecision {
   const { credential, uid } = ask;
