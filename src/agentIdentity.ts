@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { SchedulerLike } from 'rxjs';
+import type { AgentLog } from './io/agentLog.ts';
 import type { Config } from './io/config/schema.ts';
 import type { Logger } from './io/logger.ts';
 import { createAdmission, type AdmissionResult } from './io/opamp/admission.ts';
@@ -47,6 +48,8 @@ export interface AgentIdentityDeps {
   readonly credentials: CredentialStore;
   /** svc_opamp_refused_total{reason} and the refusal log. */
   readonly refused: (reason: string, remoteAddr?: string) => void;
+  /** Where agent-caused lines (refused CSRs) are logged, within each agent's budget. */
+  readonly agentLog?: AgentLog;
 }
 
 /** The X.509 library behind the agent CA takes most of a second to load: only with agents.ca. */
@@ -82,6 +85,8 @@ export function createAgentIdentity(config: Config, deps: AgentIdentityDeps): Ag
       refused: deps.refused,
       heartbeatIntervalMs: config.fleet.heartbeat_interval,
       logger,
+      maxPerHour: config.agents.ca.max_per_hour,
+      ...(deps.agentLog ? { agentLog: deps.agentLog } : {}),
     });
 
   const enrollment = createEnrollment(config.agents.tokens);

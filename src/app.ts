@@ -12,6 +12,7 @@ import type { EventBus } from './events/bus.ts';
 import { createFleetCore } from './fleetCore.ts';
 import { readBuildInfo, type BuildInfo } from './io/buildInfo.ts';
 import type { Config } from './io/config/schema.ts';
+import { createAgentLog } from './io/agentLog.ts';
 import { createEventLog } from './io/eventLog.ts';
 import type { Logger } from './io/logger.ts';
 import { strictPolicy } from './io/opamp/connectionOwners.ts';
@@ -24,6 +25,7 @@ import { createNoConfigs } from './io/remoteConfig/noConfigs.ts';
 import { loadTlsMaterial } from './io/tls/loadTls.ts';
 import type { ListenerName } from './io/tls/tlsMaterial.ts';
 import { createListeners } from './listeners.ts';
+import { createConnectionGuard } from './io/connectionGuard.ts';
 import type { ComplianceCountersProjection } from './projections/compliance/complianceCounters.ts';
 import type { FleetHistory } from './projections/history/fleetHistory.ts';
 import { createHistorySampler } from './projections/history/historySampler.ts';
@@ -86,13 +88,18 @@ function loadPersistence(): typeof PersistenceModule {
 export function createApp(config: Config, deps: AppDeps): App {
   const { logger } = deps;
   const scheduler = deps.scheduler ?? asyncScheduler;
-  const refusalLog = createRefusalLog(logger, () => scheduler.now());
   const onError = (projection: string, error: unknown) =>
     logger.error({ err: error, projection }, 'projection failed');
 
   let recorder: Recorder | undefined;
   const build = deps.build ?? readBuildInfo({});
   const serverTelemetry = createServerTelemetry({ config, build, logger });
+  const refusalLog = createRefusalLog(
+    logger,
+    () => scheduler.now(),
+    undefined,
+    serverTelemetry.logSuppressed,
+  );
   // Running totals for the history's message and error rates (the same calls the counters get).
   const traffic = { messages: 0, errors: 0 };
   const protocol = {
@@ -117,8 +124,14 @@ export function createApp(config: Config, deps: AppDeps): App {
   const persistenceModule = config.database.host === '' ? undefined : loadPersistence();
   const database = persistenceModule?.openDatabase(config, logger, `${hostname()}:${process.pid}`);
   const credentials = database?.credentials ?? createMemoryCredentialStore();
+  // Lines an agent causes, bounded per agent (svc_log_lines_suppressed_total counts the rest).
+  const agentLog = createAgentLog(logger, {
+    now: () => scheduler.now(),
+    onSuppressed: serverTelemetry.logSuppressed,
+  });
   const identity = createAgentIdentity(config, {
     logger,
+    agentLog,
     scheduler,
     tls,
     credentials,
@@ -174,11 +187,22 @@ export function createApp(config: Config, deps: AppDeps): App {
     },
     serverTelemetry,
   );
-  const eventLog = createEventLog(bus.events$, logger);
+  const eventLog = createEventLog(bus.events$, logger, agentLog);
+  // Every OpAMP socket counts toward opamp.max_connections from accept, TLS or not.
+  const opampSockets = createConnectionGuard({
+    firstRequestMs: config.listeners.header_timeout,
+    maxConnections: config.opamp.max_connections,
+    onRefused: protocol.refused,
+  });
   const opamp = createOpampServer(core.handler, protocol, {
     maxMessageBytes: config.opamp.max_message_bytes,
     onError: (error) => logger.error({ err: error }, 'opamp request failed'),
     maxConnections: config.opamp.max_connections,
+    overCapacity: opampSockets.overCapacity,
+    unauthenticated: {
+      bytes: config.opamp.max_unauthenticated_message_bytes,
+      timeoutMs: config.opamp.unauthenticated_body_timeout,
+    },
     idleTimeoutMs: thresholds.evictAfterMs,
     scheduler,
     admit: identity.admit,
@@ -265,7 +289,14 @@ export function createApp(config: Config, deps: AppDeps): App {
       anonymousReads: config.auth.anonymous_reads,
     }),
   });
-  const listeners = createListeners(config.listeners, tls, identity.caPem);
+  const listeners = createListeners(config.listeners, tls, identity.caPem, {
+    headerTimeoutMs: config.listeners.header_timeout,
+    refused: (listener, reason, remoteAddr) => {
+      if (listener === 'opamp') protocol.refused(reason, remoteAddr);
+      else if (listener === 'ui') serverTelemetry.uiRefused(reason);
+      else serverTelemetry.telemetryRefused(reason);
+    },
+  });
 
   async function start(): Promise<void> {
     if (config.debug.record_file !== '') {
@@ -285,6 +316,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       'opamp',
       (req, res) => opamp.onRequest(req, res),
       (req, socket, head) => opamp.onUpgrade(req, socket, head),
+      opampSockets,
     );
     const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];
     await listeners.open('ui', (req, res) => void uiHandler(req, res));

@@ -1,24 +1,37 @@
 // Logs what happens to the fleet, from the bus: connection lifecycle at debug, evictions at info,
 // compliance problems and rejected gateway connects at warn. Only ids, reasons and attribute keys are
-// logged: never attribute values, effective configs or anything secret.
+// logged: never attribute values, effective configs or anything secret. What an agent causes (its
+// connects, compliance changes, config statuses) goes through the agent's log budget (agentLog.ts),
+// and the error text it reports is cut.
 
 import type { Observable, Subscription } from 'rxjs';
 import type { FleetEvent } from '../events/fleetEvent.ts';
+import { createAgentLog, type AgentLog } from './agentLog.ts';
 import type { Logger } from './logger.ts';
 
 export interface EventLog {
   stop(): void;
 }
 
-export function logEvent(logger: Logger, event: FleetEvent): void {
+export function logEvent(logger: Logger, event: FleetEvent, agentLog: AgentLog): void {
   switch (event.type) {
     case 'AgentConnected': {
       const { uid, session } = event.data;
-      logger.debug({ uid, transport: session.transport, viaGateway: session.viaGateway }, 'agent connected');
+      agentLog.write(
+        'debug',
+        uid,
+        { uid, transport: session.transport, viaGateway: session.viaGateway },
+        'agent connected',
+      );
       return;
     }
     case 'AgentDisconnected':
-      logger.debug({ uid: event.data.uid, reason: event.data.reason }, 'agent disconnected');
+      agentLog.write(
+        'debug',
+        event.data.uid,
+        { uid: event.data.uid, reason: event.data.reason },
+        'agent disconnected',
+      );
       return;
     case 'AgentEvicted':
       logger.info(
@@ -29,12 +42,17 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
     case 'AgentComplianceChanged': {
       const { uid, missing, conflicts } = event.data;
       if (missing.length > 0 || conflicts.length > 0)
-        logger.warn({ uid, missing, conflicts }, 'agent attributes not compliant');
-      else logger.info({ uid }, 'agent attributes compliant');
+        agentLog.write('warn', uid, { uid, missing, conflicts }, 'agent attributes not compliant');
+      else agentLog.write('info', uid, { uid }, 'agent attributes compliant');
       return;
     }
     case 'AgentFullStateRequested':
-      logger.debug({ uid: event.data.uid, reason: event.data.reason }, 'full state requested');
+      agentLog.write(
+        'debug',
+        event.data.uid,
+        { uid: event.data.uid, reason: event.data.reason },
+        'full state requested',
+      );
       return;
     case 'GatewayConnectAnswered':
       if (event.data.accepted)
@@ -50,12 +68,16 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
     case 'AgentRemoteConfigReported': {
       const { uid, status } = event.data;
       if (status.status === 'failed')
-        logger.warn(
-          { instance_uid: uid, hash: status.hash, error: status.errorMessage },
+        agentLog.write(
+          'warn',
+          uid,
+          { instance_uid: uid, hash: status.hash, error: agentLog.text(status.errorMessage) },
           'agent failed to apply its remote config',
         );
       else
-        logger.debug(
+        agentLog.write(
+          'debug',
+          uid,
           { instance_uid: uid, hash: status.hash, status: status.status },
           'agent reported its remote config',
         );
@@ -119,11 +141,18 @@ export function logEvent(logger: Logger, event: FleetEvent): void {
   }
 }
 
-/** Subscribes the log to the bus. A logging failure is reported once per event and never ends the stream. */
-export function createEventLog(events$: Observable<FleetEvent>, logger: Logger): EventLog {
+/**
+ * Subscribes the log to the bus. A logging failure is reported once per event and never ends the
+ * stream. `agentLog`: the per-agent budgets, shared with the other writers of agent-caused lines.
+ */
+export function createEventLog(
+  events$: Observable<FleetEvent>,
+  logger: Logger,
+  agentLog: AgentLog = createAgentLog(logger, { now: Date.now }),
+): EventLog {
   const subscription: Subscription = events$.subscribe((event) => {
     try {
-      logEvent(logger, event);
+      logEvent(logger, event, agentLog);
     } catch (error) {
       logger.error({ err: error, event: event.type }, 'event log failed');
     }

@@ -34,7 +34,12 @@ import {
 import { mountPprof } from './pprof/pprofRoutes.ts';
 import { createProfiler, type Profiler } from './pprof/profiler.ts';
 import { registerServerMetrics, type ObserveRequest, type ProtocolCounters } from './serverMetrics.ts';
-import { registerUiRefusalMetrics, type CountUiRefusal } from './uiRefusalMetrics.ts';
+import {
+  registerLogSuppressedMetric,
+  registerTelemetryRefusalMetrics,
+  registerUiRefusalMetrics,
+  type CountUiRefusal,
+} from './uiRefusalMetrics.ts';
 import { createTelemetryApp } from './telemetryApp.ts';
 
 export interface TelemetryDeps {
@@ -89,6 +94,10 @@ export interface ServerTelemetry {
   readonly protocol: ProtocolCounters;
   readonly observeRequest: ObserveRequest;
   readonly uiRefused: CountUiRefusal;
+  /** svc_telemetry_requests_refused_total{reason}. */
+  readonly telemetryRefused: CountUiRefusal;
+  /** svc_log_lines_suppressed_total. */
+  readonly logSuppressed: () => void;
 }
 
 /**
@@ -105,7 +114,14 @@ export function createServerTelemetry(
     build: deps.build,
     logger: deps.logger,
   });
-  return { server, protocol, observeRequest, uiRefused: registerUiRefusalMetrics(server) };
+  return {
+    server,
+    protocol,
+    observeRequest,
+    uiRefused: registerUiRefusalMetrics(server),
+    telemetryRefused: registerTelemetryRefusalMetrics(server),
+    logSuppressed: registerLogSuppressedMetric(server),
+  };
 }
 
 export function createTelemetry(deps: TelemetryDeps, serverTelemetry: ServerTelemetry): Telemetry {

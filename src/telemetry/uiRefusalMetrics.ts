@@ -16,3 +16,30 @@ export function registerUiRefusalMetrics(register: PromRegistry): CountUiRefusal
   });
   return (reason) => refused.inc({ reason });
 }
+
+/**
+ * svc_telemetry_requests_refused_total{reason}: connections and requests the telemetry listener
+ * refused before its routes (`request_timeout`, `body_not_allowed`; docs/security.md).
+ */
+export function registerTelemetryRefusalMetrics(register: PromRegistry): CountUiRefusal {
+  const refused = new Counter({
+    name: 'svc_telemetry_requests_refused_total',
+    help: 'Connections and requests the telemetry listener refused before its routes: no request in time, a body on GET, HEAD or OPTIONS.',
+    labelNames: ['reason'],
+    registers: [register],
+  });
+  return (reason) => refused.inc({ reason });
+}
+
+/**
+ * svc_log_lines_suppressed_total: log lines an agent caused past its log budget, not written
+ * (src/io/agentLog.ts; docs/observability.md).
+ */
+export function registerLogSuppressedMetric(register: PromRegistry): () => void {
+  const suppressed = new Counter({
+    name: 'svc_log_lines_suppressed_total',
+    help: 'Log lines caused by one agent past its per-agent budget, counted and not written.',
+    registers: [register],
+  });
+  return () => suppressed.inc();
+}

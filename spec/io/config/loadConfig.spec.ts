@@ -26,7 +26,12 @@ const problemsOf = (fn: () => unknown): readonly string[] => {
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = loadConfig();
-    expect(c.listeners).to.deep.equal({ opamp: ':4320', ui: ':8080', telemetry: ':9090' });
+    expect(c.listeners).to.deep.equal({
+      opamp: ':4320',
+      ui: ':8080',
+      telemetry: ':9090',
+      header_timeout: 10_000,
+    });
     expect(c.fleet).to.deep.equal({
       heartbeat_interval: 30_000,
       stale_missed_heartbeats: 3,
@@ -40,7 +45,12 @@ describe('configuration', () => {
     expect(c.shutdown.drain_delay).to.equal(5000);
     expect(c.metrics.per_agent_series_limit).to.equal(1000);
     expect(c.ui.poll_interval).to.equal(5000);
-    expect(c.opamp).to.deep.equal({ max_message_bytes: 16 * 1024 * 1024, max_connections: 50_000 });
+    expect(c.opamp).to.deep.equal({
+      max_message_bytes: 16 * 1024 * 1024,
+      max_connections: 50_000,
+      max_unauthenticated_message_bytes: 64 * 1024,
+      unauthenticated_body_timeout: 5000,
+    });
     expect(c.database).to.include({ host: '', port: 5432, sslmode: 'disable', pool_max: 10 });
     expect(c.auth).to.deep.equal({
       role_mapping: [],
@@ -189,6 +199,7 @@ describe('configuration', () => {
       key_file: '',
       trust_domain: '',
       validity: 720 * 3_600_000,
+      max_per_hour: 1000,
     });
   });
 

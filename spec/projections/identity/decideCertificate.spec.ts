@@ -1,10 +1,12 @@
 // Whether an agent's CSR is signed: authentication first, then renewal past two thirds of the
-// presented certificate's validity, one certificate per connection. Pure, in virtual time.
+// presented certificate's validity, one answer per connection; then one outstanding certificate per id
+// and the hourly limit per credential (decideIssue). Pure, in virtual time.
 
 import { expect } from 'chai';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import {
   decideCertificate,
+  decideIssue,
   needsRenewal,
   type CertificateAsk,
 } from '../../../src/projections/identity/decideCertificate.ts';
@@ -62,5 +64,40 @@ describe('deciding on a CSR', () => {
   it('renews at two thirds of any validity', () => {
     expect(needsRenewal(1_000, 4_000, 2_999)).to.equal(false);
     expect(needsRenewal(1_000, 4_000, 3_000)).to.equal(true);
+  });
+});
+
+describe('deciding whether to issue (one outstanding per id, agents.ca.max_per_hour)', () => {
+  const context = (over: Partial<Parameters<typeof decideIssue>[0]> = {}) => ({
+    certificates: [],
+    issuedLastHour: 0,
+    maxPerHour: 10,
+    now: 100 * day,
+    ...over,
+  });
+  const current = { notBefore: 99 * day, notAfter: 129 * day, revokedAt: null };
+
+  it('issues a first certificate', () => {
+    expect(decideIssue(context()).action).to.equal('issue');
+  });
+
+  it('offers nothing while the id has a certificate outstanding and not due, whoever asks', () => {
+    expect(decideIssue(context({ certificates: [current] })).action).to.equal('keep');
+    expect(decideIssue(context({ certificates: [current], now: 119 * day })).action).to.equal('issue');
+  });
+
+  it('does not count a revoked or expired certificate as outstanding', () => {
+    const revoked = { ...current, revokedAt: 99 * day };
+    const expired = { notBefore: 0, notAfter: 30 * day, revokedAt: null };
+    expect(decideIssue(context({ certificates: [revoked] })).action).to.equal('issue');
+    expect(decideIssue(context({ certificates: [expired] })).action).to.equal('issue');
+  });
+
+  it('refuses a credential at its hourly limit', () => {
+    expect(decideIssue(context({ issuedLastHour: 9 })).action).to.equal('issue');
+    expect(decideIssue(context({ issuedLastHour: 10 }))).to.include({
+      action: 'refuse',
+      reason: 'csr_rate_limited',
+    });
   });
 });

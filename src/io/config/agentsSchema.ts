@@ -23,6 +23,8 @@ export function agentsSchema(duration: (fallback: string) => Joi.Schema, byteSiz
         .pattern(/^[a-z0-9._-]+$/, 'SPIFFE trust domain')
         .default(''),
       validity: duration('720h'),
+      // A token enrolling a large fleet at once needs more; a stolen one gets no more than this.
+      max_per_hour: limit(1000),
     }).default(),
     limits: Joi.object({
       attribute_count: limit(d.attribute_count),

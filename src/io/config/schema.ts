@@ -108,6 +108,8 @@ export const configSchema = Joi.object({
     opamp: address(':4320'),
     ui: address(':8080'),
     telemetry: address(':9090'),
+    // From accept (TLS handshake included) to a complete request's headers, on every listener.
+    header_timeout: duration('10s'),
   }).default(),
   opamp_tls: tls,
   ui_tls: tls,
@@ -155,6 +157,9 @@ export const configSchema = Joi.object({
   opamp: Joi.object({
     max_message_bytes: byteSize(16 * 1024 * 1024),
     max_connections: Joi.number().integer().min(1).default(50_000),
+    // A plain-HTTP request with no credential: its body's bound, and how long it may take to arrive.
+    max_unauthenticated_message_bytes: byteSize(64 * 1024),
+    unauthenticated_body_timeout: duration('5s'),
   }).default(),
   agents: agentsSchema(duration, byteSize).keys({
     tokens: Joi.array().items(enrollmentToken).unique('name').unique('sha256').default([]),
@@ -218,7 +223,13 @@ export interface RoleMappingEntry {
 
 /** The validated configuration. Durations are milliseconds, sizes bytes. */
 export interface Config {
-  readonly listeners: { readonly opamp: string; readonly ui: string; readonly telemetry: string };
+  readonly listeners: {
+    readonly opamp: string;
+    readonly ui: string;
+    readonly telemetry: string;
+    /** From accept (TLS handshake included) to the first complete request's headers. */
+    readonly header_timeout: number;
+  };
   readonly opamp_tls: TlsFiles;
   readonly ui_tls: TlsFiles;
   readonly telemetry_tls: TlsFiles;
@@ -252,7 +263,14 @@ export interface Config {
     readonly allowed_origins: readonly string[];
   };
   readonly debug: { readonly pprof_enabled: boolean; readonly record_file: string };
-  readonly opamp: { readonly max_message_bytes: number; readonly max_connections: number };
+  readonly opamp: {
+    readonly max_message_bytes: number;
+    readonly max_connections: number;
+    /** The body bound of a plain-HTTP request that presented no credential (below max_message_bytes). */
+    readonly max_unauthenticated_message_bytes: number;
+    /** How long such a body may take to arrive after its headers. */
+    readonly unauthenticated_body_timeout: number;
+  };
   /**
    * How agents prove who they are, and what they may report (docs/security.md): no enrollment token
    * and no OpAMP client CA means agents are not authenticated.

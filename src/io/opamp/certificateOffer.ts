@@ -24,7 +24,8 @@ import { createHash } from 'node:crypto';
 import type { InstanceUid } from '../../events/ids.ts';
 import { credentialLabel } from '../../projections/identity/agentCredential.ts';
 import type { CredentialStore } from '../../projections/identity/credentialStore.ts';
-import { decideCertificate } from '../../projections/identity/decideCertificate.ts';
+import { decideCertificate, decideIssue } from '../../projections/identity/decideCertificate.ts';
+import type { AgentLog } from '../agentLog.ts';
 import type { Logger } from '../logger.ts';
 import type { AgentCa } from '../tls/agentCa.ts';
 import { parseCsr } from '../tls/csr.ts';
@@ -32,6 +33,7 @@ import { encodeServerToAgent } from './codec.ts';
 import type { OpampConnection } from './connection.ts';
 import type { OwnTelemetryOffer } from '../../projections/ownTelemetry/ownTelemetry.ts';
 import { ownTelemetryFields } from './ownTelemetryWire.ts';
+import { createIssueRate } from './issueRate.ts';
 import { certificateCapabilities } from './reply.ts';
 import type { ConnectionSettingsOfferFields } from './wireTypes.ts';
 
@@ -59,7 +61,11 @@ export interface CertificateOffers {
 export interface CertificateOfferDeps {
   /** The agent CA; the service creates it before its listeners open. */
   readonly ca: AgentCa;
-  readonly store: Pick<CredentialStore, 'recordIssued'>;
+  readonly store: Pick<CredentialStore, 'recordIssued' | 'certificates'>;
+  /** agents.ca.max_per_hour: certificates one credential may be issued an hour (decideIssue). */
+  readonly maxPerHour: number;
+  /** Where CSR refusals are logged, within each agent's log budget; `logger` when absent. */
+  readonly agentLog?: AgentLog;
   /** svc_opamp_refused_total{reason}. */
   readonly refused: (reason: string) => void;
   /** fleet.heartbeat_interval: sent with the offer, as an offer without one stops opamp-go's heartbeats. */
@@ -78,6 +84,11 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
   const { ca, logger } = deps;
   /** Ids a certificate was issued for (or is being signed for) on each connection. */
   const issued = new WeakMap<OpampConnection, Set<InstanceUid>>();
+  /** Ids whose CSR is being checked or signed, on any connection: at most one outstanding per id. */
+  const signing = new Set<InstanceUid>();
+  const rate = createIssueRate();
+  const warn = (uid: InstanceUid, fields: Record<string, unknown>, message: string) =>
+    deps.agentLog ? deps.agentLog.write('warn', uid, fields, message) : logger.warn(fields, message);
   const heartbeatIntervalSeconds = Math.max(1, Math.ceil(deps.heartbeatIntervalMs / 1000));
 
   const errorReply = (connection: OpampConnection, uidBytes: Uint8Array, text: string) =>
@@ -114,15 +125,33 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
     ownTelemetry: (() => OwnTelemetryOffer | undefined) | undefined,
   ): Promise<Uint8Array | undefined> {
     const credential = connection.admission?.credential;
+    const issuedBy = credential === undefined ? 'none' : credentialLabel(credential);
+    // A plain-HTTP reply went with its message already folded: an error cannot join it.
+    const refusal = (reason: string, text: string) => {
+      deps.refused(reason);
+      warn(uid, { uid, remoteAddr: connection.remoteAddr, reason: text }, 'CSR refused');
+      return connection.transport === 'ws' ? errorReply(connection, uidBytes, text) : undefined;
+    };
+    const next = decideIssue({
+      certificates: await deps.store.certificates(uid),
+      issuedLastHour: rate.recent(issuedBy, at),
+      maxPerHour: deps.maxPerHour,
+      now: at,
+    });
+    if (next.action === 'keep') {
+      logger.debug({ uid, why: next.why }, 'CSR answered with no new certificate');
+      return undefined;
+    }
+    if (next.action === 'refuse') {
+      notIssued();
+      return refusal(next.reason, next.text);
+    }
+    rate.record(issuedBy, at);
     const signed = await ca.signAgentCsr({ csrPem: csr, instanceUid: uid, credential, now: at });
     if (!signed.ok) {
       notIssued();
-      deps.refused('csr_invalid');
-      logger.warn({ uid, remoteAddr: connection.remoteAddr, reason: signed.reason }, 'CSR refused');
-      // A plain-HTTP reply went with its message already folded: an error cannot join it.
-      return connection.transport === 'ws' ? errorReply(connection, uidBytes, signed.reason) : undefined;
+      return refusal('csr_invalid', signed.reason);
     }
-    const issuedBy = credential === undefined ? 'none' : credentialLabel(credential);
     const { serial, notBefore, notAfter } = signed;
     await deps.store.recordIssued({ serial, uid, notBefore, notAfter, issuedAt: at, issuedBy });
     logger.info(
@@ -158,17 +187,23 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
       logger.debug({ uid, why: decision.why }, 'CSR answered with no new certificate');
       return { after: Promise.resolve(undefined) };
     }
+    if (signing.has(uid)) {
+      logger.debug({ uid }, 'CSR answered with no new certificate: one is being issued for this id');
+      return { after: Promise.resolve(undefined) };
+    }
     issued.set(connection, onConnection.add(uid));
+    signing.add(uid);
     // A CSR refused after all, or a certificate not issued, leaves the connection free to ask again.
     const notIssued = () => void onConnection.delete(uid);
-    const after = issue(connection, uid, uidBytes, csr, at, notIssued, ownTelemetry).catch(
-      (error: unknown) => {
-        // Signing or recording failed: nothing is offered (an unrecorded certificate could not be revoked).
+    const after = issue(connection, uid, uidBytes, csr, at, notIssued, ownTelemetry)
+      .catch((error: unknown) => {
+        // Reading, signing or recording failed: nothing is offered (an unrecorded certificate could
+        // not be revoked).
         notIssued();
         logger.error({ err: error, uid }, 'agent certificate could not be issued');
         return undefined;
-      },
-    );
+      })
+      .finally(() => signing.delete(uid));
     return { after };
   }
 
@@ -179,7 +214,7 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
     text: string,
   ): CertificateAnswer {
     deps.refused(reason);
-    logger.warn({ uid, remoteAddr: connection.remoteAddr, reason: text }, 'CSR refused');
+    warn(uid, { uid, remoteAddr: connection.remoteAddr, reason: text }, 'CSR refused');
     return { refused: text };
   }
 

@@ -1,6 +1,10 @@
 // Plain-HTTP transport: POST one AgentToServer with Content-Type exactly application/x-protobuf,
 // optionally gzip-encoded; the reply is one ServerToAgent, gzip-encoded when Accept-Encoding allows.
 // Bodies are limited after decompression (413, no retry hint): a gzip bomb is cut off at the limit.
+// A request that presented no credential gets a lower bound and a short time for its body
+// (UnauthenticatedBody): past either it is answered (413, 408) and its socket closed a second later
+// at most, so a crowd of unauthenticated senders holds neither memory nor sockets for the whole
+// request timeout.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
@@ -14,13 +18,31 @@ const gunzipAsync = promisify(gunzip);
 export const protobufContentType = 'application/x-protobuf';
 
 class BodyTooLarge extends Error {}
+class BodyTooSlow extends Error {}
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** How long the socket of a refused unauthenticated body stays for its client to read the answer. */
+const answerLingerMs = 1000;
+
+/** opamp.max_unauthenticated_message_bytes and opamp.unauthenticated_body_timeout. */
+export interface UnauthenticatedBody {
+  readonly bytes: number;
+  readonly timeoutMs: number;
+}
+
+function readBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
       reject(new BodyTooLarge());
       return;
+    }
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        req.removeAllListeners('data');
+        reject(new BodyTooSlow());
+      }, timeoutMs);
+      req.once('close', () => clearTimeout(timer));
+      req.once('end', () => clearTimeout(timer));
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -53,7 +75,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 export interface HttpTransport {
   /** The request's admission (admission.ts) travels on it to the connection. */
-  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  serve(req: IncomingMessage, res: ServerResponse, unauthenticated?: UnauthenticatedBody): Promise<void>;
 }
 
 export function createHttpTransport(
@@ -61,8 +83,6 @@ export function createHttpTransport(
   observer: ProtocolObserver,
   options: { maxMessageBytes: number; connectionIds: ConnectionIds },
 ): HttpTransport {
-  const limit = options.maxMessageBytes;
-
   function fail(
     res: ServerResponse,
     status: number,
@@ -73,17 +93,30 @@ export function createHttpTransport(
     res.end(`${message}\n`);
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    unauthenticated?: UnauthenticatedBody,
+  ): Promise<void> {
+    const limit = Math.min(options.maxMessageBytes, unauthenticated?.bytes ?? Infinity);
     let body: Buffer;
     try {
-      const raw = await readBody(req, limit);
+      const raw = await readBody(req, limit, unauthenticated?.timeoutMs);
       const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
       body = encoding === 'gzip' ? await gunzipAsync(raw, { maxOutputLength: limit }) : raw;
     } catch (error) {
       const tooLarge =
         error instanceof BodyTooLarge || (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
-      observer.messageFailed(tooLarge ? 'message too large' : 'unreadable body');
-      if (tooLarge) fail(res, 413, `message larger than ${limit} bytes`);
+      const tooSlow = error instanceof BodyTooSlow;
+      observer.messageFailed(tooLarge ? 'message too large' : tooSlow ? 'body too slow' : 'unreadable body');
+      // The answer closes the connection (Node discards what more of the body arrives); an
+      // unauthenticated sender gets a moment to read it, not the request timeout.
+      if (unauthenticated !== undefined)
+        res.once('finish', () => setTimeout(() => req.socket.destroy(), answerLingerMs).unref());
+      if (tooLarge) {
+        const without = unauthenticated === undefined ? '' : ' without a credential';
+        fail(res, 413, `message larger than ${limit} bytes${without}`);
+      } else if (tooSlow) fail(res, 408, 'request body not received in time');
       else fail(res, 400, 'request body could not be read or decompressed');
       return;
     }

@@ -1,7 +1,10 @@
 // The OpAMP listener's request routing: /v1/opamp takes WebSocket upgrades and plain-HTTP POSTs;
 // any other path is 501 Not Implemented. While draining, new connections get 503.
-// opamp.max_connections counts open WebSockets plus plain-HTTP requests in flight: beyond it new
-// upgrades and requests get 503 with Retry-After, and connections already open keep working.
+// opamp.max_connections counts every socket from accept (the listener's connection guard,
+// `overCapacity`; without one, open WebSockets plus plain-HTTP requests in flight): a request or
+// upgrade on a socket beyond it gets 503 with Retry-After, and connections already open keep working.
+// A plain-HTTP request that presented no credential has its body bounded by `unauthenticated`
+// (opamp.max_unauthenticated_message_bytes, opamp.unauthenticated_body_timeout).
 // With enrollment tokens configured (enrollment.ts), an upgrade or request without a known token
 // gets 401 with `WWW-Authenticate: Bearer` before anything else of it is read; so does one presenting
 // a revoked agent certificate (admission.ts, which also names the credential of every connection).
@@ -10,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { SchedulerLike } from 'rxjs';
 import {
+  admissionOf,
   attachAdmission,
   createAdmission,
   type AdmissionRefusal,
@@ -18,7 +22,7 @@ import {
 import { createConnectionIds } from './connection.ts';
 import type { Enrollment } from './enrollment.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
-import { createHttpTransport, protobufContentType } from './httpTransport.ts';
+import { createHttpTransport, protobufContentType, type UnauthenticatedBody } from './httpTransport.ts';
 import { createWsTransport, type WsTransport } from './wsTransport.ts';
 
 export const opampPath = '/v1/opamp';
@@ -49,9 +53,19 @@ const pathOf = (req: IncomingMessage): string => {
   return query < 0 ? url : url.slice(0, query);
 };
 
-/** Refuses an upgrade with a bare HTTP response; a reset while writing it only ends the socket. */
+/** How long a refused upgrade's socket is kept for its client to read the answer and hang up. */
+const refusedLingerMs = 1000;
+
+/**
+ * Refuses an upgrade with a bare HTTP response; a reset while writing it only ends the socket. The
+ * socket has left the HTTP server and its timeouts: a client that never hangs up would hold it (and
+ * a slot of opamp.max_connections) forever, so it is destroyed after `refusedLingerMs`.
+ */
 function rawResponse(socket: Duplex, status: number, text: string, extra = ''): void {
   socket.on('error', () => socket.destroy());
+  socket.resume();
+  const linger = setTimeout(() => socket.destroy(), refusedLingerMs).unref();
+  socket.once('close', () => clearTimeout(linger));
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`);
 }
 
@@ -63,6 +77,10 @@ export function createOpampServer(
     onError: (error: unknown) => void;
     /** opamp.max_connections; unlimited when absent. */
     maxConnections?: number;
+    /** The request's socket was accepted beyond opamp.max_connections (connectionGuard.ts). */
+    overCapacity?: (req: IncomingMessage) => boolean;
+    /** The body bound of a plain-HTTP request without a credential; max_message_bytes when absent. */
+    unauthenticated?: UnauthenticatedBody;
     /** WebSockets silent for longer than this are closed (the eviction threshold); never when absent. */
     idleTimeoutMs?: number;
     scheduler?: SchedulerLike;
@@ -81,8 +99,10 @@ export function createOpampServer(
   /** HTTP requests until their response is done (open WebSockets are the transport's sockets). */
   let httpInFlight = 0;
   const atCapacity = (req: IncomingMessage): boolean => {
-    if (options.maxConnections === undefined || ws.sockets.size + httpInFlight < options.maxConnections)
-      return false;
+    const over = options.overCapacity
+      ? options.overCapacity(req)
+      : options.maxConnections !== undefined && ws.sockets.size + httpInFlight >= options.maxConnections;
+    if (!over) return false;
     options.onRefused?.('max_connections', req.socket.remoteAddress ?? '');
     return true;
   };
@@ -144,7 +164,8 @@ export function createOpampServer(
       return reply(503, 'too many connections', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
     httpInFlight++;
     res.once('close', () => void httpInFlight--);
-    http.serve(req, res).catch((error: unknown) => {
+    const bound = admissionOf(req)?.credential === undefined ? options.unauthenticated : undefined;
+    http.serve(req, res, bound).catch((error: unknown) => {
       options.onError(error);
       if (!res.headersSent) reply(500, 'internal error');
       else res.destroy();

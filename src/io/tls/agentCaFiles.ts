@@ -14,6 +14,8 @@ export interface AgentCaConfig {
   readonly key_file: string;
   readonly trust_domain: string;
   readonly validity: number;
+  /** Certificates one credential may be issued an hour (decideIssue). */
+  readonly max_per_hour: number;
 }
 
 export type SigningAlgorithm =
@@ -75,7 +77,7 @@ function certificateProblems(cert: X509Certificate, pem: string, now: number): s
 
 /** The CA's material, or every problem with it (none configured: neither). */
 export function readAgentCa(
-  config: AgentCaConfig,
+  config: Omit<AgentCaConfig, 'max_per_hour'>,
   now = Date.now(),
 ): { readonly material?: AgentCaMaterial; readonly problems: readonly string[] } {
   const problems: string[] = [];

@@ -36,10 +36,9 @@ export type CertificateDecision =
 /**
  * **Decision**: an agent that presents a certificate of this CA for its own id gets a new one only
  * past two thirds of that certificate's validity; before, it keeps the one it has and nothing is
- * offered (its CSR carries a new key, so offering the old certificate again would not help it). An
- * agent authenticated otherwise (a token, a client certificate) gets one certificate per connection:
- * one that lost its key (a restart) enrols again with its token, while a connection repeating CSRs
- * costs one signature.
+ * offered (its CSR carries a new key, so offering the old certificate again would not help it). A
+ * connection repeating CSRs is answered once. Whether a certificate is then issued at all (one
+ * outstanding per id, the credential's hourly limit) is decideIssue's, on what the store holds.
  */
 export function decideCertificate(ask: CertificateAsk): CertificateDecision {
   const { credential, uid } = ask;
@@ -60,5 +59,48 @@ export function decideCertificate(ask: CertificateAsk): CertificateDecision {
   const { presented } = ask;
   if (presented !== undefined && !needsRenewal(presented.notBefore, presented.notAfter, ask.now))
     return { action: 'keep', why: 'the certificate presented is not due for renewal' };
+  return { action: 'issue' };
+}
+
+/** What the store and the issue rate say when a certificate is about to be issued. */
+export interface IssueContext {
+  /** The id's certificates, newest first (CredentialStore.certificates). */
+  readonly certificates: readonly {
+    readonly notBefore: number;
+    readonly notAfter: number;
+    readonly revokedAt: number | null;
+  }[];
+  /** Certificates issued to the asking credential in the hour before `now`. */
+  readonly issuedLastHour: number;
+  /** agents.ca.max_per_hour. */
+  readonly maxPerHour: number;
+  /** Unix ms. */
+  readonly now: number;
+}
+
+export type IssueDecision =
+  | { readonly action: 'issue' }
+  | { readonly action: 'keep'; readonly why: string }
+  | { readonly action: 'refuse'; readonly reason: 'csr_rate_limited'; readonly text: string };
+
+/**
+ * **Decision**: at most one certificate is outstanding per id. While the id's newest certificate
+ * that is neither revoked nor expired is not due for renewal, whoever asks (a token holder on any
+ * connection, any replica) gets nothing: the agent keeps the certificate it has, or its token. And
+ * each credential may be issued at most `maxPerHour` certificates an hour (agents.ca.max_per_hour),
+ * so one token cannot mint certificates for fresh ids without bound; past it the CSR is refused
+ * (`csr_rate_limited`).
+ */
+export function decideIssue(context: IssueContext): IssueDecision {
+  const { now } = context;
+  const outstanding = context.certificates.find((c) => c.revokedAt === null && c.notAfter > now);
+  if (outstanding !== undefined && !needsRenewal(outstanding.notBefore, outstanding.notAfter, now))
+    return { action: 'keep', why: 'a certificate for this id is outstanding and not due for renewal' };
+  if (context.issuedLastHour >= context.maxPerHour)
+    return {
+      action: 'refuse',
+      reason: 'csr_rate_limited',
+      text: `this credential was issued ${context.issuedLastHour} certificates in the last hour (agents.ca.max_per_hour)`,
+    };
   return { action: 'issue' };
 }
