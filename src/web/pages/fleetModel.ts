@@ -127,6 +127,7 @@ export function tableLocals(
     filtered,
     partial,
     error,
+    errorPoint: error === undefined ? undefined : req.errorPoint,
     withConfig,
     pollUrl: pollUrl(req),
     columns: columns(req, withConfig),
