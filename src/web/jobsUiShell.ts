@@ -4,11 +4,11 @@
 // - Headers: nosniff, same-origin referrers, and a Content-Security-Policy as strict as the
 //   dashboard allows: its server-rendered inline scripts are allowed by their SHA-256 hashes (taken
 //   from the page being sent), its inline style attributes need 'unsafe-inline' for styles only.
-// - Outside loads: the dashboard links a web font from a public host. Each `<link>` to another origin
-//   is pointed at an empty stylesheet served here, so a closed network refuses nothing and no reader
-//   is announced to a third party; the attribute is rewritten rather than removed so that React's
-//   hydration finds the same elements (React ignores attribute differences when it hydrates). The
-//   policy refuses any other outside load the dashboard might start.
+// - Outside loads: the dashboard links a web font from a public host, in its server-rendered page
+//   and again in its client script (React re-creates the links when it hydrates). Both are rewritten
+//   to an empty stylesheet served here, so a closed network refuses nothing and no reader is
+//   announced to a third party; the page falls back to the system fonts. The policy refuses any
+//   other outside load the dashboard might start.
 // - Home: a link back to the fleet UI as the page's first element (React 19 hydration skips
 //   elements it did not render at the top of <body>).
 
@@ -41,11 +41,14 @@ const homeLink =
   '<a href="/" data-fleet-home style="display:block;padding:6px 16px;font:14px system-ui,sans-serif;' +
   'background:#1d2430;color:#e4e8ee;text-decoration:none">← Fleet UI</a>';
 
-/** The page with outside links pointed home, the home link added, and its inline scripts' hashes. */
+const fontHosts = /(?:https?:)?\/\/fonts\.(?:googleapis|gstatic)\.com[^"'`\s)]*/g;
+
+/** The dashboard's page or script with its web-font addresses pointed at the empty local stylesheet. */
+export const localizeFonts = (text: string): string => text.replace(fontHosts, noFontsPath);
+
+/** The page with fonts local, the home link added, and its inline scripts' hashes. */
 export function rewriteDashboardHtml(html: string): { html: string; scriptHashes: string[] } {
-  const linked = html.replace(/<link\b[^>]*>/gi, (tag) =>
-    tag.replace(/\shref=(["'])(?:https?:)?\/\/[^"']*\1/i, ` href="${noFontsPath}"`),
-  );
+  const linked = localizeFonts(html);
   const withHome = linked.replace(/<body\b[^>]*>/i, (open) => `${open}${homeLink}`);
   const scriptHashes: string[] = [];
   for (const m of withHome.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
@@ -88,21 +91,19 @@ export function jobsUiShell(dashboard: Middleware): Middleware {
     await dashboard(ctx, next);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'same-origin');
-    if (!ctx.response.is('html')) {
-      ctx.set('Content-Security-Policy', jobsUiPolicy([]));
-      return;
-    }
+    ctx.set('Content-Security-Policy', jobsUiPolicy([]));
+    const html = Boolean(ctx.response.is('html'));
+    if (!html && !ctx.response.is('text/javascript', 'application/javascript')) return;
     const status = ctx.status;
+    // Not rewritten when too large: the strictest policy then refuses its inline scripts too.
     const text = await bodyText(ctx.body);
-    if (text === undefined) {
-      // Not rewritten (too large): the strictest policy, which refuses its inline scripts too.
-      ctx.set('Content-Security-Policy', jobsUiPolicy([]));
-      return;
-    }
-    const page = rewriteDashboardHtml(text);
+    if (text === undefined) return;
     ctx.remove('Content-Length');
-    ctx.body = page.html;
+    if (html) {
+      const page = rewriteDashboardHtml(text);
+      ctx.body = page.html;
+      ctx.set('Content-Security-Policy', jobsUiPolicy(page.scriptHashes));
+    } else ctx.body = localizeFonts(text);
     ctx.status = status;
-    ctx.set('Content-Security-Policy', jobsUiPolicy(page.scriptHashes));
   };
 }
