@@ -18,6 +18,13 @@ describe('a job filter as written', () => {
     ]);
   });
 
+  it('reads one plain key=value the same either way, as a query string', () => {
+    expect([...filterParams('connected=true')]).to.deep.equal([['connected', 'true']]);
+    expect([...filterParams('healthy=false, connected=true')]).to.deep.equal([
+      ['match', 'healthy=false, connected=true'],
+    ]);
+  });
+
   it('takes an empty filter as every agent', () => {
     expect([...filterParams('')]).to.deep.equal([]);
   });

@@ -19,9 +19,12 @@ function hasAmpersandOutsideQuotes(text: string): boolean {
   return false;
 }
 
+/** One plain `key=value` reads the same in both forms; as a query string its links stay short. */
+const plainPair = /^[^\s,"'~!&=]+=[^\s,"'~!&=]*$/;
+
 export function isQueryStringFilter(text: string): boolean {
   const key = text.split('=', 1)[0]!.trim();
-  return hasAmpersandOutsideQuotes(text) || queryOnlyKeys.includes(key);
+  return hasAmpersandOutsideQuotes(text) || queryOnlyKeys.includes(key) || plainPair.test(text);
 }
 
 /** The filter as the agent list's query parameters. */
