@@ -187,6 +187,17 @@ describe('issue 30: every box one language, numbers before consequences, every s
       '2 failed of 12 (max 10%)',
     ]);
     await screenshot(page, 'rollout-form.png');
+    // The rollout's filter is the fleet box's language too: its targets are the API's intersection.
+    await page.fill('input[name="filter"]', 'connected=true, host.arch=arm64');
+    const arm64 = await apiTotal('?connected=true&match=host.arch%3Darm64');
+    expect(arm64).to.be.above(0).and.below(agents);
+    await page.waitForFunction(
+      (want) =>
+        (globalThis as unknown as Win).document.querySelector('[data-rollout-preview="targets"]')
+          ?.textContent === want,
+      String(arm64),
+      { timeout: 20_000 },
+    );
   });
 
   it("says on a draft's page that it is not in force and what it would target", async () => {
