@@ -60,6 +60,8 @@ describe('config editor in a real browser', function () {
     });
     page = await admin.newPage();
     watchProblems(page, ui, problems);
+    // Save asks before it sends to every targeted agent at once (uiTruth.spec.ts reads the question).
+    page.on('dialog', (dialog) => void dialog.accept());
   });
 
   after(async () => {
@@ -85,7 +87,7 @@ describe('config editor in a real browser', function () {
       'An empty config → this edit: +3 −0 lines',
     );
     await screenshot(page, 'config-new.png');
-    await Promise.all([page.waitForURL(/\/configs\/edge$/), page.click('button:text-is("Save")')]);
+    await Promise.all([page.waitForURL(/\/configs\/edge$/), page.click('button[data-sends]')]);
     expect(await page.locator('#config-detail .page-head .sub').textContent()).to.include(
       'Revision 1 in force',
     );
@@ -102,7 +104,7 @@ describe('config editor in a real browser', function () {
     );
     expect(await page.locator('#config-check tr.diff-add .diff-text').textContent()).to.include('grpc');
     await screenshot(page, 'config-edit.png');
-    await Promise.all([page.waitForURL(/\/configs\/edge$/), page.click('button:text-is("Save")')]);
+    await Promise.all([page.waitForURL(/\/configs\/edge$/), page.click('button[data-sends]')]);
     expect(await config('edge')).to.include({ current_revision: 2 });
   });
 
@@ -151,7 +153,7 @@ describe('config editor in a real browser', function () {
       selector: 'host.name="sim-host-5"',
     });
     expect(theirs.status).to.equal(200);
-    await page.click('button:text-is("Save")');
+    await page.click('button[data-sends]');
     await waitForIncluded(page, '#editor-notice', 'Revision #5 was saved by operator');
     expect(await page.locator('#editor-notice table.settings-diff').textContent()).to.include(
       'host.name="sim-host-5"',
@@ -168,7 +170,7 @@ describe('config editor in a real browser', function () {
     const refusal = problems.findIndex((p) => p.includes('status of 409'));
     expect(refusal, problems.join('\n')).to.be.at.least(0);
     problems.splice(refusal, 1);
-    await Promise.all([page.waitForURL(/\/configs\/edge$/), page.click('button:text-is("Save")')]);
+    await Promise.all([page.waitForURL(/\/configs\/edge$/), page.click('button[data-sends]')]);
     const saved = await service!.api('GET', '/api/configs/edge/revisions/6');
     expect(saved.json).to.include({ body: mine, selector: 'host.name=~"sim-host-[012]"' });
   });

@@ -7,6 +7,7 @@ import type { Registry } from '../projections/registry/registryProjection.ts';
 import type { ApiDeps } from './api/apiDeps.ts';
 import { createApiMiddleware } from './api/apiRouter.ts';
 import { jobsUiWriteRule } from './guard/jobsUiWrites.ts';
+import { jobsUiShell } from './jobsUiShell.ts';
 import type { CountRefusal } from './guard/refusal.ts';
 import { createRequestGuard } from './guard/requestGuard.ts';
 import type { RequestPolicy } from './guard/requestRules.ts';
@@ -48,7 +49,7 @@ export function createUiApp(deps: UiDeps): Koa {
   if (deps.jobsUi) {
     // jobsUiBasePath, not imported: src/persistence stays unloaded when persistence is off.
     app.use(jobsUiWriteRule('/jobs-ui', deps.api.allowUnauthenticatedWrites));
-    app.use(deps.jobsUi);
+    app.use(jobsUiShell(deps.jobsUi));
   }
   const pages = createPagesRouter({
     registry: deps.registry,

@@ -1,7 +1,8 @@
 // Small progressive enhancements; every page works without them.
 // - theme toggle: auto -> light -> dark -> auto, stored in localStorage;
 // - filter form: selects submit on change, empty fields are not sent;
-// - matcher input: key and value completion from /api/attributes and /api/attributes/values;
+// - matcher inputs (fleet box, config selector): key and value completion of a list's last matcher
+//   from /api/attributes and /api/attributes/values;
 // - job buttons: a refused write still shows the server's answer, which says why, and a notice goes
 //   once the job has moved on.
 (function () {
@@ -77,22 +78,76 @@
     });
   }
 
-  function setupMatcherCompletion() {
-    var input = document.querySelector('input[data-matcher]');
-    var list = input && document.getElementById(input.getAttribute('list'));
-    if (!input || !list) return;
+  // Where the list's last matcher starts: the same split as the server's (matcherList.ts), so a comma
+  // inside a quoted value does not start a new matcher.
+  function lastMatcherStart(text) {
+    var start = 0;
+    var i = 0;
+    while (i < text.length) {
+      start = i;
+      var m = operators.exec(text.slice(i));
+      var comma = text.indexOf(',', i);
+      if (!m || (comma >= 0 && comma < i + m.index)) {
+        if (comma < 0) return start;
+        i = comma + 1;
+        continue;
+      }
+      var k = i + m.index + m[1].length;
+      while (text[k] === ' ') k++;
+      var quote = text[k];
+      var end = -1;
+      if (quote === '"' || quote === "'") {
+        for (var j = k + 1; j < text.length && end < 0; j++) {
+          if (text[j] !== quote) continue;
+          var n = j + 1;
+          while (text[n] === ' ') n++;
+          if (n >= text.length) return start;
+          if (text[n] === ',') end = n;
+        }
+        if (end < 0) return start;
+      } else {
+        end = text.indexOf(',', k);
+        if (end < 0) return start;
+      }
+      i = end + 1;
+    }
+    return i;
+  }
+
+  // Status fields are the agent's, not attributes (listTerms.ts); a config selector refuses them,
+  // so only the fleet box (data-matcher="fleet") offers them.
+  function statusValues(input, key) {
+    if (input.getAttribute('data-matcher') !== 'fleet') return undefined;
+    if (key === 'healthy' || key === 'connected' || key === 'via_gateway') return ['true', 'false'];
+    if (key === 'config_state') return (input.getAttribute('data-config-states') || '').split(',');
+    return undefined;
+  }
+
+  function setupMatcherInput(input) {
+    var list = document.getElementById(input.getAttribute('list'));
+    if (!list) return;
     var timer = 0;
     var lastQuery = '';
     function complete() {
-      var text = input.value;
+      var whole = input.value;
+      var cut = lastMatcherStart(whole);
+      var head = whole.slice(0, cut);
+      if (head !== '' && !/ $/.test(head)) head += ' ';
+      var text = whole.slice(cut);
       var m = operators.exec(text);
       var url;
       var build;
       if (!m) {
-        url = '/api/attributes?prefix=' + encodeURIComponent(text.trim());
+        var prefix = text.trim();
+        url = '/api/attributes?prefix=' + encodeURIComponent(prefix);
+        var fields = statusValues(input, 'healthy')
+          ? ['healthy', 'connected', 'via_gateway', 'config_state'].filter(function (f) {
+              return f.indexOf(prefix) >= 0;
+            })
+          : [];
         build = function (body) {
-          return (body.keys || []).map(function (k) {
-            return k + '=';
+          return fields.concat(body.keys || []).map(function (k) {
+            return head + k + '=';
           });
         };
       } else {
@@ -103,11 +158,25 @@
           .trim()
           .replace(/^["']/, '');
         if (!key || op === '=~' || op === '!~') return fillList(list, []);
+        var known = statusValues(input, key);
+        if (known) {
+          lastQuery = '';
+          return fillList(
+            list,
+            known
+              .filter(function (v) {
+                return v.indexOf(value) === 0;
+              })
+              .map(function (v) {
+                return head + key + op + v;
+              }),
+          );
+        }
         url =
           '/api/attributes/values?key=' + encodeURIComponent(key) + '&prefix=' + encodeURIComponent(value);
         build = function (body) {
           return (body.values || []).map(function (v) {
-            return key + op + v;
+            return head + key + op + (/[,"' ]/.test(v) ? '"' + v + '"' : v);
           });
         };
       }
@@ -126,6 +195,11 @@
       timer = setTimeout(complete, 150);
     });
     input.addEventListener('focus', complete);
+  }
+
+  // Every filter box completes keys and values: the fleet box and a config's selector.
+  function setupMatcherCompletion() {
+    document.querySelectorAll('input[data-matcher]').forEach(setupMatcherInput);
   }
 
   function showRefusal(notice, status, text) {

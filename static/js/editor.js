@@ -1,6 +1,7 @@
 // The config editor's plain body editor: line numbers beside the textarea that follow its lines and
 // its scrolling, "Go to line N" on a parse error, and no implicit submit (Enter in a field would
-// post the form without htmx, which the server refuses). The page reads without it.
+// post the form without htmx, which the server refuses), and a warning before leaving unsaved edits.
+// The page reads without it.
 (function () {
   'use strict';
 
@@ -38,6 +39,24 @@
     textarea.scrollTop = Math.max(0, (line - 3) * height);
   }
 
+  // Leaving the page with edits not saved asks first (issue 30). A save the server accepted answers
+  // HX-Redirect, which is not leaving an edit behind, so it clears the mark before htmx follows it.
+  function setupUnsavedWarning(form) {
+    var dirty = false;
+    form.addEventListener('input', function () {
+      dirty = true;
+    });
+    document.body.addEventListener('htmx:beforeOnLoad', function (event) {
+      var xhr = event.detail && event.detail.xhr;
+      if (xhr && xhr.getResponseHeader('HX-Redirect')) dirty = false;
+    });
+    window.addEventListener('beforeunload', function (event) {
+      if (!dirty) return;
+      event.preventDefault();
+      event.returnValue = '';
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     var form = document.querySelector('form[data-config-editor]');
     if (!form) return;
@@ -47,6 +66,7 @@
     form.addEventListener('submit', function (event) {
       event.preventDefault();
     });
+    setupUnsavedWarning(form);
     form.addEventListener('click', function (event) {
       var button = event.target.closest ? event.target.closest('[data-goto-line]') : null;
       if (button && textarea) gotoLine(textarea, Number(button.getAttribute('data-goto-line')));

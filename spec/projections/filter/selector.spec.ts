@@ -40,4 +40,16 @@ describe('config selectors', () => {
     const parsed = parseSelector('a=~"("');
     expect(parsed.ok === false && parsed.error).to.match(/^selector: invalid regex/);
   });
+
+  it('reads a quote inside a quoted regex as part of it, not as an unterminated quote', () => {
+    const parsed = parseSelector(`service.name=~"otel's.*", env=prod`);
+    expect(parsed.ok && parsed.value.matchers.map((m) => m.value)).to.deep.equal(["otel's.*", 'prod']);
+  });
+
+  it('refuses a status field, pointing at it: what an agent runs must not follow its health', () => {
+    const parsed = parseSelector('env=prod, healthy=true');
+    expect(parsed.ok).to.equal(false);
+    expect(!parsed.ok && parsed.error).to.match(/healthy is an agent's status.*\(at character 11\)/);
+    expect(!parsed.ok && parsed.at).to.equal(10);
+  });
 });

@@ -112,6 +112,15 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
     ]);
   });
 
+  it('reads each match as a comma list, with the status fields as fields (issue 30)', async () => {
+    const names = async (q: string) => (await list(q)).agents.map((a) => a.display_name).sort();
+    const q = (text: string) => `?match=${encodeURIComponent(text)}`;
+    expect(await names(q('service.name=~"col.*", healthy=true'))).to.deep.equal(['collector']);
+    expect(await names(q('service.name=~"col.*", healthy=false'))).to.deep.equal([]);
+    expect(await names(q('env=~"prod|staging", connected=true'))).to.deep.equal(['collector', 'edge']);
+    expect(await names(`${q('env=~"prod|staging"')}&${q('healthy=false').slice(1)}`)).to.deep.equal(['edge']);
+  });
+
   it('shows disconnected agents as connected=false', async () => {
     const other = await WsAgent.open(app.urls.opamp);
     const uid = newUid();
@@ -135,6 +144,10 @@ describe('GET /api/agents and /api/agents/{id} over a running service', () => {
     ['?match=env', /no operator/],
     ['?match=env=~(a', /invalid regex/],
     ['?match=env="prod', /unterminated/],
+    [
+      `?match=${encodeURIComponent('env=prod, healthy=maybe')}`,
+      /healthy must be true or false.*at character 19/,
+    ],
     ['?attr_key=env', /attr_key and attr_value/],
     [
       `?${Array.from({ length: 33 }, (_, i) => `match=k${i}=v`).join('&')}`,

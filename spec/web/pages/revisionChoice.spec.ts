@@ -6,7 +6,12 @@ const choose = (query: string, revisions = [4, 3, 2, 1], current: number | null 
 
 describe('chooseRevisions', () => {
   it('compares the revision before the current one with the current one by default', () => {
-    expect(choose('')).to.deep.equal({ ok: true, from: 2, to: 3 });
+    expect(choose('', [3, 2, 1])).to.deep.equal({ ok: true, from: 2, to: 3 });
+  });
+
+  it('compares the revision in force with a newer draft by default, older → newer', () => {
+    expect(choose('')).to.deep.equal({ ok: true, from: 3, to: 4 });
+    expect(choose('', [2, 1], 1)).to.deep.equal({ ok: true, from: 1, to: 2 });
   });
 
   it('compares with the newest revision when none is current', () => {
@@ -21,8 +26,8 @@ describe('chooseRevisions', () => {
     expect(choose('from=1&to=4')).to.deep.equal({ ok: true, from: 1, to: 4 });
     expect(choose('from=4&to=1')).to.deep.equal({ ok: true, from: 4, to: 1 });
     expect(choose('to=4')).to.deep.equal({ ok: true, from: 3, to: 4 });
-    expect(choose('from=1')).to.deep.equal({ ok: true, from: 1, to: 3 });
-    expect(choose('from=&to=')).to.deep.equal({ ok: true, from: 2, to: 3 });
+    expect(choose('from=1')).to.deep.equal({ ok: true, from: 1, to: 4 });
+    expect(choose('from=&to=')).to.deep.equal({ ok: true, from: 3, to: 4 });
   });
 
   it('skips revision numbers the history does not hold', () => {

@@ -6,10 +6,11 @@ import type { AgentState } from '../agent/agentState.ts';
 import { attributeOf } from '../agent/agentState.ts';
 import { configStates, type ConfigState } from '../remoteConfig/configState.ts';
 import { compileValueTest, type AgentPredicate, type ValueTest } from './compileMatcher.ts';
-import { isRegexOp, parseMatcher, type Matcher } from './matcher.ts';
+import { booleanFilterKeys, type BooleanFilterKey, type FilterTerm } from './filterTerm.ts';
+import { listTerms } from './listTerms.ts';
+import { isRegexOp } from './matcher.ts';
 
-export type BooleanFilterKey = 'healthy' | 'connected' | 'via_gateway';
-export const booleanFilterKeys: readonly BooleanFilterKey[] = ['healthy', 'connected', 'via_gateway'];
+export { booleanFilterKeys, statusFieldKeys, type BooleanFilterKey, type FilterTerm } from './filterTerm.ts';
 
 /** Query keys that are never bare attribute filters: pagination, UI sorting and the filter syntax itself. */
 export const reservedQueryKeys: readonly string[] = [
@@ -27,13 +28,6 @@ export const reservedQueryKeys: readonly string[] = [
 
 /** Issue 7: at most this many attribute matchers (match + bare keys + attr_key pairs) per request. */
 export const maxMatchers = 32;
-
-export type FilterTerm =
-  | { readonly kind: 'boolean'; readonly key: BooleanFilterKey; readonly value: boolean }
-  | { readonly kind: 'config_state'; readonly states: readonly ConfigState[] }
-  /** An available component the agent reported: `type` in any kind, or `kind/type`. */
-  | { readonly kind: 'component'; readonly componentKind: string | undefined; readonly type: string }
-  | { readonly kind: 'matcher'; readonly source: 'match' | 'bare' | 'legacy'; readonly matcher: Matcher };
 
 export interface AttributeTest {
   readonly key: string;
@@ -66,8 +60,12 @@ export interface ParseOptions extends FilterContext {
   readonly ignoreEmpty?: boolean;
 }
 
+/** A refusal of a matcher list says which list (`source`) and where in it (`at`, 0-based). */
 export type ParsedQuery =
-  { readonly ok: true; readonly filter: FleetFilter } | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly filter: FleetFilter }
+  | { readonly ok: false; readonly error: string; readonly at?: number; readonly source?: string };
+
+type Refusal = Extract<ParsedQuery, { ok: false }>;
 
 const booleanPredicates: Record<BooleanFilterKey, (value: boolean) => AgentPredicate> = {
   // healthy=false matches agents that reported unhealthy, not those whose health is unknown.
@@ -76,7 +74,7 @@ const booleanPredicates: Record<BooleanFilterKey, (value: boolean) => AgentPredi
   via_gateway: (v) => (a) => a.session.viaGateway === v,
 };
 
-function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTerm[] | string {
+function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTerm[] | string | Refusal {
   const values = (key: string) => params.getAll(key).filter((v) => !options.ignoreEmpty || v !== '');
   const terms: FilterTerm[] = [];
   for (const key of booleanFilterKeys) {
@@ -113,11 +111,17 @@ function collectTerms(params: URLSearchParams, options: ParseOptions): FilterTer
   const count = matcherTexts.length + keys.length + bare.reduce((n, k) => n + values(k).length, 0);
   if (count > maxMatchers) return `too many matchers: ${count} given, at most ${maxMatchers} per request`;
 
+  // Each `match` is a list (the fleet box sends what was typed); its status fields are the same
+  // terms as the parameters above, and a field given twice must hold twice.
+  let listed = 0;
   for (const text of matcherTexts) {
-    const parsed = parseMatcher(text);
-    if (!parsed.ok) return parsed.error;
-    terms.push({ kind: 'matcher', source: 'match', matcher: parsed.value });
+    const parsed = listTerms(text);
+    if (!parsed.ok) return { ...parsed, source: text };
+    listed += parsed.value.length;
+    terms.push(...parsed.value);
   }
+  if (listed - matcherTexts.length + count > maxMatchers)
+    return `too many matchers: ${listed - matcherTexts.length + count} given, at most ${maxMatchers} per request`;
   for (const key of bare) {
     for (const value of values(key))
       terms.push({ kind: 'matcher', source: 'bare', matcher: { key, op: '=', value } });
@@ -205,6 +209,7 @@ export function compileFilter(terms: readonly FilterTerm[], context: FilterConte
 export function parseFleetQuery(params: URLSearchParams, options: ParseOptions = {}): ParsedQuery {
   const terms = collectTerms(params, options);
   if (typeof terms === 'string') return { ok: false, error: terms };
+  if (!Array.isArray(terms)) return terms;
   return compileFilter(terms, options);
 }
 

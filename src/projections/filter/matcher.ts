@@ -17,8 +17,10 @@ export interface Matcher {
   readonly value: string;
 }
 
+/** `at`: where in the text the problem is (0-based), when it is at one character. */
 export type Parsed<T> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: string; readonly at?: number };
 
 export const isRegexOp = (op: MatchOp): boolean => op === '=~' || op === '!~';
 
@@ -41,15 +43,28 @@ function unquote(raw: string): string {
 export function parseMatcher(text: string): Parsed<Matcher> {
   const found = findOperator(text);
   if (found === undefined) {
-    return { ok: false, error: `matcher ${JSON.stringify(text)} has no operator (use =, !=, =~ or !~)` };
+    return {
+      ok: false,
+      error: `matcher ${JSON.stringify(text)} has no operator (use =, !=, =~ or !~)`,
+      at: text.length - text.trimStart().length,
+    };
   }
   const key = text.slice(0, found.index).trim();
   if (key === '')
-    return { ok: false, error: `matcher ${JSON.stringify(text)} has no attribute key before ${found.op}` };
-  const rawValue = text.slice(found.index + found.op.length).trim();
+    return {
+      ok: false,
+      error: `matcher ${JSON.stringify(text)} has no attribute key before ${found.op}`,
+      at: found.index,
+    };
+  const afterOp = found.index + found.op.length;
+  const rawValue = text.slice(afterOp).trim();
   const first = rawValue[0];
   if ((first === '"' || first === "'") && (rawValue.length < 2 || !rawValue.endsWith(first))) {
-    return { ok: false, error: `matcher ${JSON.stringify(text)} has an unterminated ${first} quote` };
+    return {
+      ok: false,
+      error: `matcher ${JSON.stringify(text)} has an unterminated ${first} quote`,
+      at: text.indexOf(first, afterOp),
+    };
   }
   return { ok: true, value: { key, op: found.op, value: unquote(rawValue) } };
 }

@@ -6,32 +6,59 @@
 import type { ConfigRevisionRecord } from '../../events/configData.ts';
 import { previewChange } from '../write/configPreview.ts';
 import { diffAgainst, documentOf, errorLine, previewOf, type ConfigEdit } from './configEdit.ts';
+import { configHref } from './configStateLabels.ts';
 import type { PagesDeps } from './pageContext.ts';
+
+export const newConfigUrl = '/new-config';
 
 export const checkUrl = '/partials/configs/check';
 
-/** The revision an edit is compared with: the one in force, else (only drafts) the newest. */
-export async function comparedWith(deps: PagesDeps, name: string): Promise<ConfigRevisionRecord | undefined> {
+/**
+ * The revision an edit is compared with: the one in force, else (only drafts) the newest; `inForce`
+ * is its role now, not when it was saved (a draft rolled out is in force).
+ */
+export async function comparedWith(
+  deps: PagesDeps,
+  name: string,
+): Promise<{ record: ConfigRevisionRecord; inForce: boolean } | undefined> {
   const summary = await deps.configs.get(name);
-  return summary === undefined ? undefined : (summary.current ?? summary.latest);
+  if (summary === undefined) return undefined;
+  if (summary.current !== null) return { record: summary.current, inForce: true };
+  return { record: summary.latest, inForce: false };
 }
 
-export async function checkLocals(deps: PagesDeps, edit: ConfigEdit, isNew: boolean) {
+/** Whether rollouts can be armed from this service (jobs need persistence and database configs). */
+export const rolloutsAvailable = (deps: PagesDeps): boolean =>
+  deps.jobs !== undefined &&
+  deps.jobStore !== undefined &&
+  deps.jobCommands !== undefined &&
+  deps.configs.source === 'database';
+
+/**
+ * `pristine`: the form as first shown, before any input; a new config's blank form is not yet wrong,
+ * so it shows no error (issue 30).
+ */
+export async function checkLocals(deps: PagesDeps, edit: ConfigEdit, isNew: boolean, pristine = false) {
   const document = documentOf(edit, isNew);
-  const error = document.ok ? undefined : { text: document.error, line: errorLine(document.error) };
+  const error =
+    document.ok || pristine ? undefined : { text: document.error, line: errorLine(document.error) };
   // A body that does not parse still leaves the selector to preview, over the config's own body.
   let request = previewOf(edit, isNew, true);
   const withBody = request.ok;
   if (!request.ok) request = previewOf(edit, isNew, false);
   const preview = request.ok ? await previewChange(deps, request.value) : undefined;
   const base = isNew ? undefined : await comparedWith(deps, edit.name);
-  const diff = diffAgainst(base, edit);
+  const diff = diffAgainst(base?.record, edit);
   const summary =
     base === undefined
       ? 'An empty config → this edit'
-      : `Revision ${base.revision}${base.draft ? ' (draft)' : ' in force'} → this edit`;
+      : `Revision ${base.record.revision}${base.inForce ? ' in force' : ' (draft)'} → this edit`;
   return {
     checkUrl,
+    isNew,
+    saveUrl: isNew ? newConfigUrl : `${configHref(edit.name)}/edit`,
+    cancelUrl: isNew ? '/configs' : configHref(edit.name),
+    staged: rolloutsAvailable(deps),
     error,
     preview:
       preview === undefined

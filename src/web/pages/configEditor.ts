@@ -11,7 +11,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { configNameProblem, defaultContentType } from '../../projections/remoteConfig/validateConfig.ts';
 import { maxConfigRequestBytes } from '../api/configWriteRoutes.ts';
-import { checkLocals, checkUrl } from './configCheck.ts';
+import { checkLocals, checkUrl, newConfigUrl } from './configCheck.ts';
 import { documentOf, editOf, type ConfigEdit } from './configEdit.ts';
 import { sendConfigNotFound } from './configPage.ts';
 import { configHref } from './configStateLabels.ts';
@@ -21,7 +21,7 @@ import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { editorNeedsAdmin, mayEdit, pageWriter } from './pageWriter.ts';
 import { conflictLocals } from './configConflict.ts';
 
-export const newConfigUrl = '/new-config';
+export { newConfigUrl };
 const editUrl = (name: string) => `${configHref(name)}/edit`;
 
 const blank: ConfigEdit = {
@@ -54,7 +54,7 @@ export function mountConfigEditor(router: Router, deps: PagesDeps): void {
       lines: edit.body.split('\n').length,
       saveUrl: isNew ? newConfigUrl : editUrl(edit.name),
       cancelUrl: isNew ? '/configs' : configHref(edit.name),
-      ...(allowed && source.writable && (await checkLocals(deps, edit, isNew))),
+      ...(allowed && source.writable && (await checkLocals(deps, edit, isNew, true))),
     };
     sendHtml(ctx, allowed ? 200 : 403, deps.render('configEdit', locals));
   }
@@ -109,7 +109,9 @@ export function mountConfigEditor(router: Router, deps: PagesDeps): void {
       },
       'remote config written',
     );
-    ctx.set('HX-Redirect', configHref(latest.name));
+    // "Roll out in stages…": the edit is kept as a draft and the rollout form opens on it.
+    const staged = draft && form.fields.get('then') === 'rollout';
+    ctx.set('HX-Redirect', staged ? `${configHref(latest.name)}/rollout` : configHref(latest.name));
     sendHtml(ctx, isNew ? 201 : 200, '');
   }
 

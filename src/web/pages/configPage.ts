@@ -6,6 +6,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ConfigRevisionRecord } from '../../events/configData.ts';
+import type { ConfigSummary } from '../../projections/remoteConfig/configCatalog.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { matchAll } from '../../projections/filter/fleetFilter.ts';
 import { configStates, type ConfigState } from '../../projections/remoteConfig/configState.ts';
@@ -22,6 +23,7 @@ import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { chooseRevisions } from './revisionChoice.ts';
 import { revisionDiff } from './revisionDiff.ts';
 import { mayEdit } from './pageWriter.ts';
+import { previewChange } from '../write/configPreview.ts';
 
 /** The agents table shows at most this many; GET /api/configs/{name}/agents pages through all. */
 export const maxAgentRows = 200;
@@ -117,6 +119,23 @@ function editLinks(
   };
 }
 
+/**
+ * A draft newer than the revision in force is sent to no agent yet; what it would target if it were
+ * in force now is the editor's preview of it (issue 30), so the two pages never disagree.
+ */
+async function draftLocals(deps: PagesDeps, summary: ConfigSummary) {
+  const { current, latest } = summary;
+  if (latest.revision <= (current?.revision ?? 0)) return undefined;
+  const preview = await previewChange(deps, {
+    name: latest.name,
+    selector: latest.selector,
+    body: latest.body,
+    contentType: latest.contentType,
+    enabled: latest.enabled,
+  });
+  return { revision: latest.revision, wouldTarget: preview.targeted, partial: preview.partial };
+}
+
 async function configLocals(
   deps: PagesDeps,
   name: string,
@@ -138,8 +157,9 @@ async function configLocals(
     r === undefined || reveal ? r : { ...r, body: redactSecrets(r.body).text };
   const find = (n: number | undefined) => revisions.find((r) => r.revision === n);
   const diff = choice.ok ? revisionDiff(seen(find(choice.from)), seen(find(choice.to) ?? shown)!) : undefined;
-  const agents = await agentsLocals(deps, name, params);
+  const [agents, draft] = await Promise.all([agentsLocals(deps, name, params), draftLocals(deps, summary)]);
   return {
+    draft,
     config: configView(summary, undefined),
     source: sourceLocals(deps.configs),
     shown: {
@@ -151,7 +171,8 @@ async function configLocals(
     ...editLinks(deps, name, summary.latest, current, editing),
     choices: revisions.map((r) => ({
       value: r.revision,
-      label: `#${r.revision}${r.revision === current ? ' (current)' : r.draft ? ' (draft)' : ''}`,
+      // The revision's role now: a draft once rolled out or passed over is no longer "(draft)".
+      label: `#${r.revision}${r.revision === current ? ' (current)' : r.revision > (current ?? 0) ? ' (draft)' : ''}`,
     })),
     diff,
     diffError: choice.ok ? undefined : choice.error,

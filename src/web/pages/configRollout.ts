@@ -15,6 +15,7 @@ import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { editorNeedsAdmin, mayEdit, pageWriter } from './pageWriter.ts';
 import { revisionDiff } from './revisionDiff.ts';
 import { rolloutDefaults, rolloutFormOf, rolloutJob, type RolloutForm } from './rolloutForm.ts';
+import { rolloutPreviewLocals } from './rolloutPreview.ts';
 
 const maxRolloutFormBytes = 16 * 1024;
 const rolloutUrl = (name: string) => `${configHref(name)}/rollout`;
@@ -53,6 +54,11 @@ export function mountConfigRollout(router: Router, deps: PagesDeps): void {
       // A refusal to a non-admin shows no body: the diff holds both revisions whole (docs/security.md).
       diff: draft === undefined || !mayEdit(ctx) ? undefined : revisionDiff(current ?? undefined, draft),
       form,
+      checkUrl: `${rolloutUrl(name)}/check`,
+      preview:
+        reason === undefined && draft !== undefined
+          ? await rolloutPreviewLocals(deps, name, draft.revision, form)
+          : undefined,
     };
     sendHtml(
       ctx,
@@ -67,6 +73,22 @@ export function mountConfigRollout(router: Router, deps: PagesDeps): void {
   }
 
   router.get('/configs/:name/rollout', (ctx) => page(ctx, ctx.params.name ?? '', rolloutDefaults));
+
+  // The form's numbers as it is typed: a read, refused like the page to anyone who may not roll out.
+  router.post('/configs/:name/rollout/check', async (ctx) => {
+    const name = ctx.params.name ?? '';
+    const writer = pageWriter(ctx, deps.allowUnauthenticatedWrites);
+    if (!writer.ok) return refuse(ctx, writer.status, writer.error);
+    const off = unavailable(deps);
+    if (off !== undefined) return refuse(ctx, 503, off);
+    const form = await readForm(ctx, maxRolloutFormBytes);
+    if (!form.ok) return refuse(ctx, form.status, form.error);
+    if (configNameProblem(name) !== undefined || (await deps.configs.get(name)) === undefined)
+      return refuse(ctx, 404, `no config ${name}`);
+    const revision = Number(form.fields.get('revision'));
+    const preview = await rolloutPreviewLocals(deps, name, revision, rolloutFormOf(form.fields));
+    sendHtml(ctx, 200, deps.render('partials/rolloutPreview', { now: deps.now(), preview }));
+  });
 
   router.post('/configs/:name/rollout', async (ctx) => {
     const name = ctx.params.name ?? '';

@@ -15,7 +15,7 @@ import { newConfigUrl } from './configEditor.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { mayEdit } from './pageWriter.ts';
 
-async function listLocals(deps: PagesDeps) {
+async function listLocals(deps: PagesDeps, writer: boolean) {
   let summaries: ConfigSummary[] = [];
   let unavailable = false;
   try {
@@ -35,17 +35,19 @@ async function listLocals(deps: PagesDeps) {
     countHeads: countColumns.map((state) => ({ state, label: configStateLabels[state] })),
     partial: fleet.partial,
     unavailable,
+    // Texts follow the reader's role: an admin writes configs here.
+    writer,
   };
 }
 
 export function mountConfigsPage(router: Router, deps: PagesDeps): void {
   router.get('/configs', async (ctx) => {
-    const locals = await listLocals(deps);
+    const locals = await listLocals(deps, mayEdit(ctx));
     // The editor's entry, for those who may use it where the source takes writes.
     const newHref = mayEdit(ctx) && locals.source.writable ? newConfigUrl : undefined;
     sendHtml(ctx, 200, deps.render('configs', { title: 'Configs', nav: 'configs', newHref, ...locals }));
   });
   router.get('/partials/configs', async (ctx) => {
-    sendHtml(ctx, 200, deps.render('partials/configs', await listLocals(deps)));
+    sendHtml(ctx, 200, deps.render('partials/configs', await listLocals(deps, mayEdit(ctx))));
   });
 }

@@ -127,6 +127,7 @@ export function tableLocals(
     filtered,
     partial,
     error,
+    errorPoint: error === undefined ? undefined : req.errorPoint,
     withConfig,
     pollUrl: pollUrl(req),
     columns: columns(req, withConfig),
@@ -152,7 +153,7 @@ function emptyState(req: FleetRequest, total: number, filtered: boolean, error: 
   if (total > 0)
     return {
       title: 'No agents on this page',
-      text: `The filtered fleet has ${total} agents.`,
+      text: `The filtered fleet has ${total} ${total === 1 ? 'agent' : 'agents'}.`,
       href: pageHref(req, 0),
       link: 'Go to the first page',
     };

@@ -52,6 +52,7 @@ function formLocals(req: FleetRequest) {
     via_gateway: first('via_gateway'),
     configState: first('config_state'),
     configStates: configStateOptions(first('config_state')),
+    configStateNames: configStates.join(','),
     hidden,
     active: activeFilters(req),
     filtered,

@@ -8,6 +8,7 @@ import {
   type FilterContext,
   type FleetFilter,
 } from '../../projections/filter/fleetFilter.ts';
+import { splitMatcherList } from '../../projections/filter/matcherList.ts';
 import { parsePage, type Page } from '../query/page.ts';
 import { defaultSort, isSortKey, type Sort, type SortKey } from './sortAgents.ts';
 
@@ -19,6 +20,19 @@ export interface FleetRequest {
   readonly sort: Sort;
   /** Why the query was rejected; the page shows it instead of a table. */
   readonly error: string | undefined;
+  /** The matcher list the error is in, split at the character it points at. */
+  readonly errorPoint?: ErrorPoint;
+}
+
+export interface ErrorPoint {
+  readonly before: string;
+  readonly at: string;
+  readonly after: string;
+}
+
+/** `text` split around character `at`; past the end (a missing closing quote) points at a blank. */
+export function errorPoint(text: string, at: number): ErrorPoint {
+  return { before: text.slice(0, at), at: text[at] ?? ' ', after: text.slice(at + 1) };
 }
 
 export interface ActiveFilter {
@@ -54,7 +68,12 @@ export function parseFleetRequest(search: string, context: FilterContext = {}): 
       : typeof sort === 'string'
         ? sort
         : undefined;
+  const point =
+    !parsed.ok && parsed.at !== undefined && parsed.source !== undefined
+      ? { errorPoint: errorPoint(parsed.source, parsed.at) }
+      : {};
   return {
+    ...point,
     params,
     filter: parsed.ok ? parsed.filter : undefined,
     page: page.ok ? page.page : fallbackPage,
@@ -136,8 +155,20 @@ function without(
 export function activeFilters(req: FleetRequest): ActiveFilter[] {
   const out: ActiveFilter[] = [];
   const href = (p: URLSearchParams) => `/${queryString(p)}`;
+  // One chip per matcher of each list, so `a=1, b=2` typed once is two filters removable one by one.
   req.params.getAll('match').forEach((m, i) => {
-    out.push({ label: m, removeHref: href(without(req.params, (k, _v, n) => k === 'match' && n === i)) });
+    const parts = splitMatcherList(m).map((p) => p.text.trim());
+    parts.forEach((label, j) => {
+      const rest = parts.filter((_p, k) => k !== j).join(', ');
+      const params = new URLSearchParams();
+      let n = 0;
+      for (const [k, v] of req.params) {
+        if (k !== 'match' || n++ !== i) params.append(k, v);
+        else if (rest !== '') params.append(k, rest);
+      }
+      params.delete('offset');
+      out.push({ label, removeHref: href(params) });
+    });
   });
   const reserved = new Set(reservedQueryKeys);
   for (const [k, v] of req.params) {

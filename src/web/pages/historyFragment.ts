@@ -8,7 +8,7 @@ import { sendHtml, type PagesDeps } from './pageContext.ts';
 
 export function historyFor(deps: PagesDeps, ctx: Context) {
   const window = parseHistoryWindow(ctx.query['window']);
-  return historyLocals(deps.history?.read(window), deps.now(), window);
+  return historyLocals(deps.history?.read(window), deps.now(), window, deps.history?.read('1h'));
 }
 
 export function mountHistoryFragment(router: Router, deps: PagesDeps): void {

@@ -2,6 +2,7 @@
 // use (jobButtons.ts), the gate that paused the job, its targets as one bar and (rollouts) a bar per stage, its
 // settings and times, a page of its targets and its events. Pure: the route fetches, this shapes.
 
+import { filterParams } from '../../projections/filter/filterText.ts';
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { Job, JobEvent, JobTarget, StageStateCount } from '../../projections/jobs/jobStore.ts';
@@ -12,6 +13,7 @@ import { jobButtons } from './jobButtons.ts';
 import { shortId } from './format.ts';
 import { actionLabel, isLive, jobBadge, jobHref, targetBadge, targetStateLabels } from './jobLabels.ts';
 import { jobSubject, stageText } from './jobModel.ts';
+import { queryString } from './fleetRequest.ts';
 import { jobQueryString, targetPageSize, type JobQuery } from './jobQuery.ts';
 import { jobSettings } from './jobSettings.ts';
 import { progressBar } from './progressBar.ts';
@@ -127,7 +129,7 @@ export function jobPageLocals(
     live,
     pollUrl: live ? `/partials${jobHref(job.id)}${jobQueryString(query)}` : '',
     apiHref: `/api${jobHref(job.id)}`,
-    filterHref: job.filter === '' ? '/' : `/?${job.filter}`,
+    filterHref: `/${queryString(filterParams(job.filter))}`,
     actions: jobButtons(job, query, context.writable),
     gate: gateLocals(job, context.nameOf),
     overall: progressBar(counts),

@@ -11,6 +11,7 @@ import { queryString } from './fleetRequest.ts';
 import { jobStatusLabels } from './jobLabels.ts';
 import { jobRow } from './jobModel.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
+import { mayEdit } from './pageWriter.ts';
 
 function parseStatus(params: URLSearchParams): { status?: JobStatus; error?: string } {
   const given = params.get('status') ?? '';
@@ -19,7 +20,7 @@ function parseStatus(params: URLSearchParams): { status?: JobStatus; error?: str
   return { error: `status must be one of ${jobStatuses.join(', ')}, got ${JSON.stringify(given)}` };
 }
 
-async function listLocals(deps: PagesDeps, params: URLSearchParams) {
+async function listLocals(deps: PagesDeps, params: URLSearchParams, writer: boolean) {
   const { status, error } = parseStatus(params);
   const query = new URLSearchParams(status === undefined ? {} : { status });
   let jobs: Job[] = [];
@@ -41,6 +42,8 @@ async function listLocals(deps: PagesDeps, params: URLSearchParams) {
     statuses: jobStatuses.map((s) => ({ value: s, label: jobStatusLabels[s] })),
     rows: jobs.map(jobRow),
     jobsUiHref: deps.jobsUiHref ?? '',
+    // Texts follow the reader's role: an admin can roll out from a config's page.
+    writer,
     unavailable,
     error,
   };
@@ -48,12 +51,12 @@ async function listLocals(deps: PagesDeps, params: URLSearchParams) {
 
 export function mountJobsPage(router: Router, deps: PagesDeps): void {
   router.get('/jobs', async (ctx) => {
-    const locals = await listLocals(deps, new URLSearchParams(ctx.querystring));
+    const locals = await listLocals(deps, new URLSearchParams(ctx.querystring), mayEdit(ctx));
     const html = deps.render('jobs', { title: 'Jobs', nav: 'jobs', ...locals });
     sendHtml(ctx, locals.error === undefined ? 200 : 400, html);
   });
   router.get('/partials/jobs', async (ctx) => {
-    const locals = await listLocals(deps, new URLSearchParams(ctx.querystring));
+    const locals = await listLocals(deps, new URLSearchParams(ctx.querystring), mayEdit(ctx));
     sendHtml(ctx, locals.error === undefined ? 200 : 400, deps.render('partials/jobs', locals));
   });
 }

@@ -1,6 +1,7 @@
-// Which two revisions the config page compares: `?from=N&to=M`, each optional. Without `to`, the
-// current revision (the newest when none is current); without `from`, the revision just before
-// `to`. Pure.
+// Which two revisions the config page compares: `?from=N&to=M`, each optional, always older → newer
+// by default. Without either, a draft newer than the revision in force is compared with it (what
+// the draft would change), else the current revision (the newest when none is current) with the
+// one before it. Without `from`, the revision just before `to`. Pure.
 
 export type RevisionChoice =
   | {
@@ -31,6 +32,9 @@ export function chooseRevisions(
   const to = parseRevision(params, 'to', revisions);
   if (typeof from === 'string') return { ok: false, error: from };
   if (typeof to === 'string') return { ok: false, error: to };
-  const chosenTo = to ?? current ?? revisions[0] ?? 1;
-  return { ok: true, from: from ?? revisions.find((n) => n < chosenTo), to: chosenTo };
+  const newest = revisions[0] ?? 1;
+  const draftAhead = current !== null && newest > current;
+  const chosenTo = to ?? (draftAhead ? newest : (current ?? newest));
+  const before = draftAhead && to === undefined ? current : revisions.find((n) => n < chosenTo);
+  return { ok: true, from: from ?? before, to: chosenTo };
 }

@@ -7,7 +7,7 @@ import { parseActionSettings } from '../../projections/jobs/jobActions.ts';
 import type { Checked } from './configEdit.ts';
 
 export interface RolloutForm {
-  /** The fleet filter (query-string form); the draft's selector narrows it further. */
+  /** The fleet filter (a matcher list or query string, filterText.ts); the draft's selector narrows it. */
   readonly filter: string;
   /** Cumulative stages, comma-separated: `1, 50%, 100%`. */
   readonly stages: string;
@@ -21,7 +21,8 @@ export const rolloutDefaults: RolloutForm = {
   filter: 'connected=true',
   stages: '1, 50%, 100%',
   wait: '5m',
-  maxFailed: '10%',
+  // Any failure pauses: the canary protects the fleet (docs/jobs.md "Gates").
+  maxFailed: '0',
   maxUnhealthy: '',
   maxDisconnected: '',
 };

@@ -1,9 +1,10 @@
-// A job's targets now (docs/jobs.md "Targets"): its filter (the agent list's filter language) over
-// the merged fleet, then resolveTargets for the action. Used when a job is armed, and by the stepper
-// for live jobs, which the composition root hands it to.
+// A job's targets now (docs/jobs.md "Targets"): its filter (a matcher list or the agent list's query
+// string, filterText.ts) over the merged fleet, then resolveTargets for the action. Used when a job
+// is armed, and by the stepper for live jobs, which the composition root hands it to.
 
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import { parseFleetQuery } from '../../projections/filter/fleetFilter.ts';
+import { filterParams } from '../../projections/filter/filterText.ts';
 import type { ActionSettings } from '../../projections/jobs/jobActions.ts';
 import { resolveTargets, type TargetCandidate } from '../../projections/jobs/resolveTargets.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
@@ -22,7 +23,7 @@ export interface JobTargetDeps {
 /** Rejects with a TargetError (a 400) when the filter or the rolled-out revision is not usable. */
 export function createJobTargetResolver(deps: JobTargetDeps) {
   return async (job: { readonly filter: string }, settings: ActionSettings): Promise<TargetCandidate[]> => {
-    const parsed = parseFleetQuery(new URLSearchParams(job.filter), {
+    const parsed = parseFleetQuery(filterParams(job.filter), {
       configStateOf: (agent) => configStateOf(agent, deps.desiredFor(agent)),
     });
     if (!parsed.ok) throw new TargetError(`the job's filter does not parse: ${parsed.error}`);

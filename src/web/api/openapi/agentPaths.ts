@@ -22,7 +22,7 @@ const filterParams = [
     ...queryParam(
       'match',
       { type: 'array', items: { type: 'string' } },
-      'Attribute matcher: key=value, key!=value, key=~regex, key!~regex (RE2, whole value); repeatable, at most 32',
+      'A list of matchers separated by commas, all of which must hold: key=value, key!=value, key=~regex, key!~regex (RE2, whole value); healthy, connected, via_gateway and config_state are the status fields. Repeatable; at most 32 matchers in all',
     ),
     style: 'form',
     explode: true,

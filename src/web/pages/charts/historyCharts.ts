@@ -83,19 +83,29 @@ export function parseHistoryWindow(value: string | string[] | undefined): Histor
 
 /**
  * `read` is undefined when the service keeps no history (a page built without a sampler); the
- * charts are then empty, like those of a service that has just started.
+ * charts are then empty, like those of a service that has just started. `fine` is the newest
+ * samples (the 1 h window): a legend shows the latest sample, never a coarse window's mean, so it
+ * agrees with the live counts (issue 30).
  */
-export function historyLocals(read: HistoryRead | undefined, now: number, window: HistoryWindowName) {
+export function historyLocals(
+  read: HistoryRead | undefined,
+  now: number,
+  window: HistoryWindowName,
+  fine: HistoryRead | undefined = read,
+) {
   const spec = historyWindows.find((w) => w.name === window)!;
   const spanMs = spec.stepMs * spec.points;
   const at = read?.at ?? [];
+  const newest = (key: HistorySeries) =>
+    (fine?.columns[historySeries.indexOf(key)] ?? []).at(-1) ??
+    (read?.columns[historySeries.indexOf(key)] ?? []).at(-1);
   const charts: ChartLocals[] = historyCharts.map((chart) => {
     const lines = chart.series.map((s) => ({
       key: s.key,
       values: read?.columns[historySeries.indexOf(s.key)] ?? [],
     }));
-    const legend = chart.series.map((s, i) => {
-      const latest = lines[i]!.values.at(-1);
+    const legend = chart.series.map((s) => {
+      const latest = newest(s.key);
       return { key: s.key, label: s.label, latest: latest === undefined ? '—' : tickLabel(round(latest)) };
     });
     const geometry = layoutChart({
@@ -114,10 +124,20 @@ export function historyLocals(read: HistoryRead | undefined, now: number, window
     windows: historyWindows.map((w) => ({ name: w.name, label: `Last ${spanLabel(w.stepMs * w.points)}` })),
     stepLabel: spec.stepMs < 60_000 ? `${spec.stepMs / 1000} s` : spanLabel(spec.stepMs),
     empty: at.length === 0,
+    coverage: coverageText(at[0] ?? fine?.at[0], now, spanMs, spec.stepMs),
     width: chartWidth,
     height: chartHeight,
     charts,
   };
+}
+
+/** How much of the window the replica has seen: a young service's 24 h tab is mostly empty. */
+function coverageText(first: number | undefined, now: number, spanMs: number, stepMs: number): string {
+  if (first === undefined) return `No history yet of the last ${spanLabel(spanMs)}.`;
+  const heldMs = Math.max(0, now - first);
+  if (heldMs >= spanMs - stepMs) return `History of the whole last ${spanLabel(spanMs)}.`;
+  const held = heldMs < 60_000 ? `${Math.max(1, Math.round(heldMs / 1000))} s` : spanLabel(heldMs);
+  return `History of ${held} of the last ${spanLabel(spanMs)}: this replica started then.`;
 }
 
 const round = (v: number) => (Number.isInteger(v) ? v : Number(v.toFixed(2)));
