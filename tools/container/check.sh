@@ -105,6 +105,16 @@ image_size() {
   [ "$bytes" -le "$MAX_IMAGE_BYTES" ] || { echo "image is $bytes bytes, above 250 MB"; return 1; }
 }
 
+compile_cache_used() { # the image's user loads every module from the cache made at build time
+  local out accepted rejected
+  out=$(podman run --rm --network host --read-only --health-interval disable -e NODE_DEBUG_NATIVE=COMPILE_CACHE \
+    --entrypoint node "$image" tools/container/warmCompileCache.ts 2>&1)
+  accepted=$(grep -c 'was accepted' <<<"$out")
+  rejected=$(grep -Ec 'was rejected|no cache|cache miss' <<<"$out")
+  log "compile cache: $accepted modules read from it, $rejected compiled anew"
+  [ "$accepted" -gt 100 ] && [ "$rejected" = 0 ]
+}
+
 agent_binary() { # the opamp-go agent `npm run peers` built (its name as tools/peers/build.sh gives it)
   local sources
   # shellcheck source=../peers/versions.env
@@ -135,6 +145,7 @@ else
   check "Containerfile pins package-lock's Node.js" node_pinned
   check "podman build" build_image
   check "image within 250 MB" image_size
+  check "compile cache warm for the image's user" compile_cache_used
   check "opamp-go agent built" agent_binary
   [ -n "${agent:-}" ] && [ -x "$agent" ] && check "the container as the chart runs it" prove
 fi
