@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Proves the Helm chart and the container image (docs/deploy.md), as .ci/run does:
 #   1. the chart passes `helm lint`, and `helm template` with values.yaml and each examples/*.yaml
-#      validates against the Kubernetes API types (kubecheck); a replica count without PostgreSQL is
-#      refused, and kubecheck refuses a manifest with an unknown field (so it can fail);
+#      validates against the Kubernetes API types (kubecheck); every values key is in the values
+#      tables; a replica count without PostgreSQL is refused, and kubecheck refuses a manifest with
+#      an unknown field (so it can fail);
 #   2. the Debian base image (tools/container/base.sh) and the project's image build; the image is
 #      within 250 MB and pins the Node.js of package-lock.json;
 #   3. the image runs as the chart runs it (tools/container/prove.ts).
@@ -62,6 +63,7 @@ chart_checks() {
     "$helm" lint --strict --kube-version "$KUBE_VERSION" "$chart" ${values:+-f "$values"} | grep -v '^\[INFO\]' || ok=1
     "$helm" template fleet "$chart" --kube-version "$KUBE_VERSION" ${values:+-f "$values"} | "$kubecheck" || ok=1
   done
+  "$node" "$here/valuesDocumented.ts" "$chart" "$chart/README.md" docs/deploy.md || ok=1
   if "$helm" template fleet "$chart" --kube-version "$KUBE_VERSION" --set replicaCount=2 >/dev/null 2>&1; then
     echo "two replicas without database.host rendered: the chart should refuse them"
     ok=1
