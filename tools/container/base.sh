@@ -25,5 +25,5 @@ rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
 tar -C "$rootfs" -c . | podman import \
   --change 'CMD ["/bin/bash"]' \
   --change "LABEL org.opencontainers.image.title=debian-$suite-minbase" \
-  - "$image" >/dev/null
+  --quiet - "$image" >/dev/null
 echo "base image $image: made in $(($(date +%s) - started)) s"

@@ -95,6 +95,7 @@ build_image() {
   cafile=$(npm config get cafile 2>/dev/null)
   [ -n "$cafile" ] && [ "$cafile" != null ] && [ -s "$cafile" ] && secret=(--secret "id=build-ca,src=$cafile")
   podman build --quiet --format docker --network host "${secret[@]}" \
+    ${BASE_IMAGE:+--build-arg "BASE_IMAGE=$BASE_IMAGE"} \
     --build-arg "REVISION=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" \
     --build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
     -t "$image" -f Containerfile . >/dev/null
@@ -129,6 +130,12 @@ agent_binary() { # the opamp-go agent `npm run peers` built (its name as tools/p
 
 prove() { "$node" "$here/prove.ts" "$image" "$chart" "$helm" "$agent" "$KUBE_VERSION"; }
 
+check "podman, runc and debootstrap" install_podman
+# The base image (debootstrap: network and disk) is made while Helm and kubecheck compile (CPU).
+base_log=$(mktemp)
+bash "$here/base.sh" >"$base_log" 2>&1 &
+base_pid=$!
+
 check "build helm $HELM_VERSION" build_helm
 check "build kubecheck" build_kubecheck
 if [ -x "${helm:-}" ] && [ -x "${kubecheck:-}" ]; then
@@ -138,9 +145,13 @@ else
   failures=$((failures + 1))
 fi
 
-check "podman, runc and debootstrap" install_podman
-check "base image" bash "$here/base.sh"
-if ! why=$(podman run --rm --network host localhost/opamp-fleet-server-base:bookworm true 2>&1); then
+base_image() { wait "$base_pid"; }
+check "base image (tools/container/base.sh)" base_image
+cat "$base_log" && rm -f "$base_log"
+base=${BASE_IMAGE:-localhost/opamp-fleet-server-base:bookworm}
+if ! podman image exists "$base" 2>/dev/null; then
+  log "the image build and the container proof not run: there is no base image $base (above)"
+elif ! why=$(podman run --rm --network host "$base" true 2>&1); then
   log "SKIPPED the image build and the container proof: podman cannot run containers on this machine:"
   printf '%s\n' "$why" | tail -n 5
 else
