@@ -25,6 +25,9 @@ if (!image || !chart || !helm || !agentBinary || !kubeVersion)
 const step = (text: string) => console.log(`[prove ${new Date().toISOString().slice(11, 19)}] ${text}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** An error that ends the wait at once (the container exited). */
+class Fatal extends Error {}
+
 async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds = 60): Promise<T> {
   const deadline = Date.now() + seconds * 1000;
   let last: Error | undefined;
@@ -33,6 +36,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, secon
       const value = await probe();
       if (value !== undefined) return value;
     } catch (error) {
+      if (error instanceof Fatal) throw error;
       last = error instanceof Error ? error : new Error(String(error));
     }
     await sleep(250);
@@ -98,9 +102,16 @@ try {
   const { opamp, ui, telemetry } = rendered.ports;
   const telemetryUrl = `http://127.0.0.1:${telemetry}`;
   const uiUrl = `http://127.0.0.1:${ui}`;
-  await until('/readyz', async () =>
-    (await fetch(`${telemetryUrl}/readyz`)).status === 200 ? true : undefined,
-  );
+  await until('/readyz', async () => {
+    const ready = await fetch(`${telemetryUrl}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ready) return true;
+    const running = await podman(['inspect', '--format', '{{.State.Running}}', container]);
+    if (running.trim() !== 'true') throw new Fatal('the container exited before it was ready');
+    return undefined;
+  });
   step('ready; the image HEALTHCHECK, the UI and /metrics answer');
   await podman(['healthcheck', 'run', container]);
   const page = await fetch(`${uiUrl}/`);
