@@ -2,8 +2,8 @@
 # Proves the Helm chart and the container image (docs/deploy.md), as .ci/run does:
 #   1. the chart passes `helm lint`, and `helm template` with values.yaml and each examples/*.yaml
 #      validates against the Kubernetes API types (kubecheck); every values key is in the values
-#      tables; a replica count without PostgreSQL is refused, and kubecheck refuses a manifest with
-#      an unknown field (so it can fail);
+#      tables; a replica count without PostgreSQL and a misspelled values key are refused, and
+#      kubecheck refuses a manifest with an unknown field (so it can fail);
 #   2. the Debian base image (tools/container/base.sh) and the project's image build; the image is
 #      within 250 MB and pins the Node.js of package-lock.json;
 #   3. the image runs as the chart runs it (tools/container/prove.ts).
@@ -66,6 +66,10 @@ chart_checks() {
   "$node" "$here/valuesDocumented.ts" "$chart" "$chart/README.md" docs/deploy.md || ok=1
   if "$helm" template fleet "$chart" --kube-version "$KUBE_VERSION" --set replicaCount=2 >/dev/null 2>&1; then
     echo "two replicas without database.host rendered: the chart should refuse them"
+    ok=1
+  fi
+  if "$helm" template fleet "$chart" --kube-version "$KUBE_VERSION" --set replicaCont=2 >/dev/null 2>&1; then
+    echo "a misspelled values key rendered: values.schema.json should refuse it"
     ok=1
   fi
   if printf 'apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec: {sesionAffinity: None}\n' |
