@@ -42,6 +42,8 @@ import type { Decoder } from './decoder.ts';
 import type { ServerToAgentFields } from './wireTypes.ts';
 
 const RequestInstanceUid = 0x1n;
+const notAGateway =
+  'this credential may not declare a gateway (agents.tokens[].gateway, agents.gateway_certificates)';
 const BadRequest = 1;
 
 export type HandleResult =
@@ -195,6 +197,10 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   ): HandleResult {
     const cm = msg.customMessage;
     if (cm === undefined) throw new Error('handleGatewayConnect without a custom message');
+    // With credentials, only one allowed to be a gateway may declare one (issue 29; admission.ts).
+    const admission = connection.admission;
+    if (admission?.credential !== undefined && admission.gateway !== true)
+      return refuse(connection, new Uint8Array(), 'gateway_not_allowed', notAGateway);
     const answer = answerGatewayConnect(cm.capability, cm.data);
     const firstOnConnection = !connection.isGateway;
     if (answer.accepted) connection.isGateway = true;
@@ -283,15 +289,21 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const known = registry.get(uid);
     const broken = brokenRule(deps, connection, message, claim, known, registry.size);
     if (broken !== undefined) return refuse(connection, uidBytes, broken.reason, broken.text);
-    const admission = deps.admission?.admit(connection, uid, at);
+    const admission = owners.isAdmitted(uid, connection)
+      ? undefined
+      : deps.admission?.admit(connection, uid, at);
     const csr = msg.certificateRequest;
-    if (admission === undefined)
+    if (admission === undefined) {
+      if (deps.admission !== undefined && connection.admission?.credential !== undefined)
+        owners.admit(uid, connection);
       return handleAgentMessage(connection, message, uidBytes, at, claim as Claim, known, csr);
+    }
     if (!(admission instanceof Promise))
       return refuse(connection, uidBytes, admission.reason, admission.text);
     return admission.then((refusal: AdmitOutcome): HandleResult => {
       if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
       if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
+      owners.admit(uid, connection);
       try {
         const again = owners.claim(uid, connection);
         const current = registry.get(uid);
