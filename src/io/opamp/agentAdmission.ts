@@ -20,6 +20,7 @@ import { sameHolder, type AgentCredential } from '../../projections/identity/age
 import type { BindOutcome, CredentialStore } from '../../projections/identity/credentialStore.ts';
 import { notNamed } from '../../projections/identity/decideBind.ts';
 import type { OpampConnection } from './connection.ts';
+import type { ConnectionOwners } from './connectionOwners.ts';
 
 /** Why an id was refused to a credential (reasons of svc_opamp_refused_total). */
 export type AdmissionReason =
@@ -141,4 +142,26 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
       holders.delete(uid);
     },
   };
+}
+
+/**
+ * The one admission path of a message (the handler's; the binding property spec's): an id the
+ * connection was admitted for already is admitted; otherwise `admission` decides, and what it admits
+ * for a connection with a credential is recorded with the connection's other holdings.
+ */
+export function admitOn(
+  admission: AgentAdmission,
+  owners: Pick<ConnectionOwners, 'isAdmitted' | 'admit'>,
+  connection: OpampConnection,
+  uid: InstanceUid,
+  at: number,
+): AdmitOutcome | Promise<AdmitOutcome> {
+  if (owners.isAdmitted(uid, connection)) return undefined;
+  const outcome = admission.admit(connection, uid, at);
+  const record = (refusal: AdmitOutcome): AdmitOutcome => {
+    if (refusal === undefined && connection.admission?.credential !== undefined)
+      owners.admit(uid, connection);
+    return refusal;
+  };
+  return outcome instanceof Promise ? outcome.then(record) : record(outcome);
 }

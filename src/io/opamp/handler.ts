@@ -24,7 +24,7 @@ import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig
 import type { OwnTelemetryFor } from '../../projections/ownTelemetry/ownTelemetry.ts';
 import { OffersConnectionSettings } from './ownTelemetryWire.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
-import type { AdmitOutcome, AgentAdmission } from './agentAdmission.ts';
+import { admitOn, type AdmitOutcome, type AgentAdmission } from './agentAdmission.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
@@ -289,21 +289,15 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const known = registry.get(uid);
     const broken = brokenRule(deps, connection, message, claim, known, registry.size);
     if (broken !== undefined) return refuse(connection, uidBytes, broken.reason, broken.text);
-    const admission = owners.isAdmitted(uid, connection)
-      ? undefined
-      : deps.admission?.admit(connection, uid, at);
+    const admission = deps.admission && admitOn(deps.admission, owners, connection, uid, at);
     const csr = msg.certificateRequest;
-    if (admission === undefined) {
-      if (deps.admission !== undefined && connection.admission?.credential !== undefined)
-        owners.admit(uid, connection);
+    if (admission === undefined)
       return handleAgentMessage(connection, message, uidBytes, at, claim as Claim, known, csr);
-    }
     if (!(admission instanceof Promise))
       return refuse(connection, uidBytes, admission.reason, admission.text);
     return admission.then((refusal: AdmitOutcome): HandleResult => {
       if (refusal !== undefined) return refuse(connection, uidBytes, refusal.reason, refusal.text);
       if (connection.closed) return { ok: false, reply: null, error: 'connection closed' };
-      owners.admit(uid, connection);
       try {
         const again = owners.claim(uid, connection);
         const current = registry.get(uid);
