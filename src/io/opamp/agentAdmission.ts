@@ -151,7 +151,7 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
  */
 export function admitOn(
   admission: AgentAdmission,
-  owners: Pick<ConnectionOwners, 'isAdmitted' | 'admit'>,
+  owners: Pick<ConnectionOwners, 'isAdmitted' | 'admit' | 'revokeAdmissions'>,
   connection: OpampConnection,
   uid: InstanceUid,
   at: number,
@@ -159,8 +159,15 @@ export function admitOn(
   if (owners.isAdmitted(uid, connection)) return undefined;
   const outcome = admission.admit(connection, uid, at);
   const record = (refusal: AdmitOutcome): AdmitOutcome => {
-    if (refusal === undefined && connection.admission?.credential !== undefined)
-      owners.admit(uid, connection);
+    const credential = connection.admission?.credential;
+    if (refusal !== undefined || credential === undefined) return refusal;
+    // The id is this credential's now: a connection of the holder it moved from (a token whose agent
+    // moved to its certificate) is admitted for it no longer, and is asked again (and refused).
+    owners.revokeAdmissions(uid, (other) => {
+      const theirs = other.admission?.credential;
+      return theirs !== undefined && sameHolder(theirs, credential);
+    });
+    owners.admit(uid, connection);
     return refusal;
   };
   return outcome instanceof Promise ? outcome.then(record) : record(outcome);

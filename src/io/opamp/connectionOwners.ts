@@ -69,8 +69,14 @@ export interface ConnectionOwners {
   /** Records that `connection`'s credential may speak for `uid` (WebSockets only: a plain-HTTP request ends with its reply). */
   admit(uid: InstanceUid, connection: OpampConnection): void;
   isAdmitted(uid: InstanceUid, connection: OpampConnection): boolean;
-  /** Every connection admitted for `uid`, which no longer is (the id was revoked). */
-  revokeAdmissions(uid: InstanceUid): readonly OpampConnection[];
+  /**
+   * Every connection admitted for `uid` that `keep` does not keep, which no longer is (the id was
+   * revoked: keep none; it moved to another credential: keep that credential's).
+   */
+  revokeAdmissions(
+    uid: InstanceUid,
+    keep?: (connection: OpampConnection) => boolean,
+  ): readonly OpampConnection[];
   /** Every agent held, by any connection (the ones a push can reach). */
   held(): IterableIterator<InstanceUid>;
   readonly size: number;
@@ -178,11 +184,16 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     return released;
   }
 
-  function revokeAdmissions(uid: InstanceUid): readonly OpampConnection[] {
-    const connections = listOf(admittedFor.get(uid));
-    admittedFor.delete(uid);
-    for (const connection of connections) removeFrom(admittedOn, connection, uid);
-    return connections;
+  function revokeAdmissions(
+    uid: InstanceUid,
+    keep: (connection: OpampConnection) => boolean = () => false,
+  ): readonly OpampConnection[] {
+    const revoked = listOf(admittedFor.get(uid)).filter((connection) => !keep(connection));
+    for (const connection of revoked) {
+      removeFrom(admittedOn, connection, uid);
+      removeFrom(admittedFor, uid, connection);
+    }
+    return revoked;
   }
 
   return {
