@@ -3,8 +3,9 @@
 // else; the enrolling token's selector and gateway permission travel with the certificate; a holder's
 // old socket loses the id when it moves to its certificate, so neither it nor a third token writes the
 // id's description; a revocation closes every connection admitted for the id; only a credential
-// allowed to be a gateway declares one. Persistence off; the two-replica cases are in
-// certificateReplicas.spec.ts.
+// allowed to be a gateway declares one. The same for OpAMP client certificates that name an agent id
+// and for agents.gateway_certificates. Persistence off; the two-replica cases are in
+// certificateReplicas.spec.ts, opamp-go's client in spec/interop/agentCsr.spec.ts.
 
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
@@ -174,5 +175,67 @@ describe('the binding rule on the wire (agent certificates)', function () {
       /"accept":true/,
     );
     await withCertificate.close();
+  });
+});
+
+describe('the binding rule on the wire (OpAMP client certificates)', function () {
+  this.timeout(30_000);
+  let serverPki: TestPki;
+  let clientPki: TestPki;
+  let app: App;
+  let ca: string;
+  const named = newUid();
+
+  before(async () => {
+    serverPki = createPki('Server CA');
+    clientPki = createPki('Client CA');
+    ca = serverPki.ca.cert;
+    const server = serverPki.server();
+    app = await startApp({
+      config: {
+        opamp_tls: {
+          cert_file: server.certFile,
+          key_file: server.keyFile,
+          client_ca_file: clientPki.ca.certFile,
+        },
+        agents: { gateway_certificates: ['spiffe://corp/relay/east'] },
+      },
+    });
+  });
+  after(async () => {
+    await app?.stop();
+    serverPki?.cleanup();
+    clientPki?.cleanup();
+  });
+
+  it('lets a client certificate naming an agent id speak for that id only, over WebSocket and HTTPS', async () => {
+    const issued = clientPki.issue('named', { sans: [`URI:spiffe://corp/agent/${named}`], cn: 'named' });
+    const tls = { ca, cert: issued.cert, key: issued.key };
+    const ws = await WsAgent.open(app.urls.opamp, tls);
+    expect((await ws.send(describedAs(named, 'prod'))).errorResponse).to.equal(undefined);
+    await ws.close();
+    const refused = await refusedDuring(app, 'uid_not_in_certificate', async () => {
+      const other = await WsAgent.open(app.urls.opamp, tls);
+      expect((await other.send(describedAs(newUid(), 'prod'))).errorResponse?.type).to.equal(BadRequest);
+      await other.close();
+      expect((await postHttps(app.urls.opamp, describedAs(newUid(), 'prod'), tls)).status).to.equal(403);
+    });
+    expect(refused).to.equal(2);
+  });
+
+  it('lets only a client certificate listed in agents.gateway_certificates declare a gateway', async () => {
+    const relay = clientPki.issue('relay', { sans: ['URI:spiffe://corp/relay/east'], cn: 'relay' });
+    const other = clientPki.issue('other', { sans: ['URI:spiffe://corp/relay/west'], cn: 'other' });
+    const allowed = await WsAgent.open(app.urls.opamp, { ca, cert: relay.cert, key: relay.key });
+    expect(new TextDecoder().decode((await allowed.send(gatewayConnect())).customMessage?.data)).to.match(
+      /"accept":true/,
+    );
+    await allowed.close();
+    const refused = await refusedDuring(app, 'gateway_not_allowed', async () => {
+      const ws = await WsAgent.open(app.urls.opamp, { ca, cert: other.cert, key: other.key });
+      expect((await ws.send(gatewayConnect())).errorResponse?.type).to.equal(BadRequest);
+      await ws.close();
+    });
+    expect(refused).to.equal(1);
   });
 });
