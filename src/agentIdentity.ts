@@ -109,6 +109,7 @@ export function createAgentIdentity(config: Config, deps: AgentIdentityDeps): Ag
       agentCa,
       store: credentials,
       clientCa,
+      gatewayCertificates: config.agents.gateway_certificates,
       now: () => scheduler.now(),
     }),
     bindings: createAgentAdmission({

@@ -2,6 +2,9 @@
 // client library): the agent enrols with a token, sends a CSR, gets a certificate of the agent CA in
 // connection_settings.opamp, reconnects to the offered endpoint over mTLS with it, and is then known
 // by that certificate; once revoked, its live connection is closed and its next one refused with 401.
+// The binding rule (issue 29) with real client code: the enrolling token's selector travels with the
+// certificate (recorded with it, and the certificate's descriptions are checked against it: the
+// agent's matches and it is served), and the certificate moves the id from exactly that token.
 
 import { expect } from 'chai';
 import { createHash, randomUUID } from 'node:crypto';
@@ -39,7 +42,7 @@ describe("certificates over OpAMP with opamp-go's client (real peer)", function 
         opamp_tls: { cert_file: server.certFile, key_file: server.keyFile },
         auth: { api_tokens: [apiToken('ops', adminToken, 'admin')] },
         agents: {
-          tokens: [{ name: 'fleet-a', sha256: sha256(token) }],
+          tokens: [{ name: 'fleet-a', sha256: sha256(token), selector: 'service.name=csr-agent' }],
           ca: {
             cert_file: agentPki.ca.certFile,
             key_file: agentPki.ca.keyFile,
@@ -82,6 +85,15 @@ describe("certificates over OpAMP with opamp-go's client (real peer)", function 
       const issued = await app.credentials.certificates(uid as InstanceUid);
       expect(issued).to.have.length(1);
       expect(issued[0]).to.include({ issuedBy: 'token:fleet-a', revokedAt: null });
+      expect(issued[0]).to.deep.include({
+        issuedTo: { kind: 'token', name: 'fleet-a' },
+        bounds: { selector: 'service.name=csr-agent', gateway: false },
+      });
+      const binding = await app.credentials.binding(uid as InstanceUid);
+      expect(binding?.credential, 'moved from its token to its certificate').to.include({
+        kind: 'agent_certificate',
+        name: `spiffe://example.org/agent/${uid}`,
+      });
       expect(received).to.contain(`serial=${goHex(issued[0]!.serial)}`);
 
       const refusedBefore = (await opampRefusals(app)).revoked ?? 0;

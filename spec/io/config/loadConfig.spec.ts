@@ -82,7 +82,9 @@ describe('configuration', () => {
     const c = loadConfig({
       env: { SVC_AGENTS_TOKENS: `[{name: prod, sha256: ${sha}, selector: env=prod}]` },
     });
-    expect(c.agents.tokens).to.deep.equal([{ name: 'prod', sha256: sha, selector: 'env=prod' }]);
+    expect(c.agents.tokens).to.deep.equal([
+      { name: 'prod', sha256: sha, selector: 'env=prod', gateway: false },
+    ]);
     const bad = (selector: string) =>
       problemsOf(() =>
         loadConfig({ overrides: { agents: { tokens: [{ name: 'x', sha256: sha, selector }] } } }),

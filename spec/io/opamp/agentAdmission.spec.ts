@@ -1,5 +1,5 @@
 // Which verdicts the admission remembers, against the in-memory credential store (agentAdmission.ts):
-// open mode never asks; a WebSocket asks once per id; a plain-HTTP poll is admitted from what another
+// open mode never asks; a certificate naming another id is refused without asking; an id is asked once; a plain-HTTP poll is admitted from what another
 // connection learned until it is older than cacheMs; a revocation forgets at once.
 
 import { expect } from 'chai';
@@ -42,12 +42,23 @@ describe('agent admission', () => {
     expect(asked).to.deep.equal([]);
   });
 
-  it('asks once per id on a WebSocket, then admits it synchronously', async () => {
+  it('asks the store once per id for a credential, then admits it synchronously while remembered', async () => {
     const { asked, admission } = setup();
     const socket = ws(token('a'));
     expect(await admission.admit(socket, uid(1), 0)).to.equal(undefined);
-    expect(admission.admit(socket, uid(1), 50_000), 'remembered on the connection').to.equal(undefined);
+    expect(admission.admit(socket, uid(1), 500), 'remembered').to.equal(undefined);
     expect(asked).to.deep.equal([uid(1)]);
+  });
+
+  it('refuses at once, without the store, a certificate speaking for an id it does not name', () => {
+    const { asked, admission } = setup();
+    const named = uid(1);
+    const certificate: Admission = {
+      credential: { kind: 'agent_certificate', name: `spiffe://example.org/agent/${named}`, serial: '0a' },
+      url: 'wss://opamp/v1/opamp',
+    };
+    expect(admission.admit(ws(certificate), uid(2), 0)).to.deep.include({ reason: 'uid_not_in_certificate' });
+    expect(asked).to.deep.equal([]);
   });
 
   it('admits the same credential on a new connection from what it learned, until cacheMs has passed', async () => {

@@ -33,7 +33,7 @@ const config = {
   auth: { api_tokens: [apiToken('ops', adminToken, 'admin')] },
   agents: {
     tokens: [
-      { name: 'fleet-a', sha256: sha256(tokenA) },
+      { name: 'fleet-a', sha256: sha256(tokenA), gateway: true },
       { name: 'fleet-b', sha256: sha256(tokenB) },
     ],
   },

@@ -196,14 +196,14 @@ describe('certificates issued over OpAMP (agents.ca)', function () {
     expect(await app.credentials.certificates(uid as InstanceUid)).to.have.length(1);
   });
 
-  it("refuses a CSR for another id from an agent certificate's connection", async () => {
+  it("refuses a CSR for another id from an agent certificate's connection, as any message for it", async () => {
     const { offer, ws: enrolled } = await issueOverWs(newUid());
     await enrolled.close();
     const mine = { cert: Buffer.from(offer.opamp.certificate.cert).toString(), key: csr.keyPem };
     const ask = csrMessage(newUid(), csr.csrPem);
-    const { counted, error } = await refusedOn(await openWs(mine, {}), 'csr_other_agent', ask);
+    const { counted, error } = await refusedOn(await openWs(mine, {}), 'uid_not_in_certificate', ask);
     expect(counted).to.equal(1);
-    expect(error?.errorMessage).to.match(/names another agent/);
+    expect(error?.errorMessage).to.match(/speaks only for the instance_uid it names/);
   });
 
   describe('renewal, in virtual time', () => {

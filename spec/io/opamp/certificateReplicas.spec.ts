@@ -1,6 +1,9 @@
 // Agent certificates across two replicas on one real PostgreSQL: a certificate issued by one replica
 // is recorded in the shared store and lets the agent into the other; revoked on the first, the
-// second closes the agent's live connection and refuses its next one with 401.
+// second closes the agent's live connection and refuses its next one with 401. The binding rule
+// (issue 29) holds across them: a certificate issued on one speaks on the other for its own id only,
+// with its enrolling token's selector; a revocation on one closes every connection the other
+// admitted for the id.
 
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
@@ -11,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts
 import { startApp } from '../../support/startApp.ts';
 import { opensslCsr } from '../tls/testCsr.ts';
 import { createPki, type TestPki } from '../tls/testPki.ts';
+import { bearerOf, bindingConfig, closeOf, describedAs, enroll, postHttps, tokens } from './bindingFlow.ts';
 import { askCertificate, bearer, certificateConfig, revokeWhileConnected } from './certificateFlow.ts';
 
 describe('agent certificates across two replicas (PostgreSQL)', function () {
@@ -62,5 +66,77 @@ describe('agent certificates across two replicas (PostgreSQL)', function () {
     const again = await refusedUpgrade(b.urls.opamp, {}, mine);
     expect(again.status).to.equal(401);
     expect((await opampRefusals(b)).revoked).to.equal(before + 1);
+  });
+});
+
+describe('the binding rule across two replicas (PostgreSQL)', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let serverPki: TestPki;
+  let agentPki: TestPki;
+  let a: App;
+  let b: App;
+  let ca: string;
+
+  before(async () => {
+    db = await createTestDatabase();
+    serverPki = createPki('Server CA');
+    agentPki = createPki('Agent CA');
+    ca = serverPki.ca.cert;
+    const config = bindingConfig(serverPki, agentPki, { database: db.config });
+    a = await startApp({ config });
+    b = await startApp({ config });
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await db?.drop();
+    serverPki?.cleanup();
+    agentPki?.cleanup();
+  });
+
+  it("refuses on one replica a certificate issued on the other for another agent's id; its selector travels", async () => {
+    const victim = newUid();
+    const own = await WsAgent.open(a.urls.opamp, { ca, headers: bearerOf(tokens.victim) });
+    expect((await own.send(describedAs(victim, 'prod'))).errorResponse).to.equal(undefined);
+    await own.close();
+    const mine = newUid();
+    const attacker = await enroll(a.urls.opamp, ca, agentPki, tokens.dev, mine);
+    await attacker.enrolling.close();
+
+    const before = await opampRefusals(b);
+    const onB = await WsAgent.open(b.urls.opamp, attacker.tls);
+    expect((await onB.send(describedAs(victim, 'dev'))).errorResponse?.errorMessage).to.match(/speaks only/);
+    expect((await onB.send(describedAs(mine, 'prod', 1))).errorResponse?.errorMessage).to.match(/selector/);
+    expect(
+      (await onB.send(describedAs(mine, 'dev', 2))).errorResponse,
+      'its own id, inside its selector',
+    ).to.equal(undefined);
+    await onB.close();
+    expect((await postHttps(b.urls.opamp, describedAs(newUid(), 'dev'), attacker.tls)).status).to.equal(403);
+    const after = await opampRefusals(b);
+    expect((after.uid_not_in_certificate ?? 0) - (before.uid_not_in_certificate ?? 0)).to.equal(2);
+    expect((after.selector ?? 0) - (before.selector ?? 0)).to.equal(1);
+
+    const back = await WsAgent.open(b.urls.opamp, { ca, headers: bearerOf(tokens.victim) });
+    expect(
+      (await back.send(describedAs(victim, 'prod', 1))).errorResponse,
+      'the victim keeps its id',
+    ).to.equal(undefined);
+    await back.close();
+  });
+
+  it('closes, on the other replica, every connection admitted for an id revoked on one', async () => {
+    const uid = newUid();
+    const first = await WsAgent.open(b.urls.opamp, { ca, headers: bearerOf(tokens.victim) });
+    expect((await first.send(describedAs(uid, 'prod'))).errorResponse).to.equal(undefined);
+    const second = await WsAgent.open(b.urls.opamp, { ca, headers: bearerOf(tokens.victim) });
+    expect((await second.send(describedAs(uid, 'prod', 1))).errorResponse).to.equal(undefined);
+    const firstClosed = closeOf(first);
+    expect(await revokeWhileConnected(a.urls.ui, uid, second)).to.deep.equal({
+      status: 200,
+      closeCode: 1008,
+    });
+    expect(await firstClosed, 'the socket no longer holding it').to.equal(1008);
   });
 });

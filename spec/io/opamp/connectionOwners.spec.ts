@@ -103,4 +103,33 @@ describe('connection owners', () => {
     expect(owners.claim(a, ws())).to.equal('uid_bound_elsewhere');
     expect(owners.claim(a, credentialed)).to.equal('moved');
   });
+
+  it('keeps the ids each WebSocket was admitted for, apart from what it holds, for revocation and close', () => {
+    const owners = createConnectionOwners();
+    const [first, second, gateway, poll] = [ws(), ws(), ws(), http()];
+    owners.admit(a, first);
+    owners.bind(a, first);
+    owners.admit(a, second);
+    owners.bind(a, second);
+    for (const uid of [a, b]) owners.admit(uid, gateway);
+    owners.admit(a, poll);
+    expect(owners.holderOf(a)).to.equal(second);
+    expect([first, second, gateway].map((x) => owners.isAdmitted(a, x))).to.deep.equal([true, true, true]);
+    expect(owners.isAdmitted(a, poll), 'a plain-HTTP request ends with its reply').to.equal(false);
+    // The id moved to another credential: every connection but the kept ones loses it.
+    expect(owners.revokeAdmissions(a, (x) => x === second)).to.deep.equal([first, gateway]);
+    expect(owners.isAdmitted(a, second)).to.equal(true);
+    expect(owners.revokeAdmissions(a)).to.deep.equal([second]);
+    expect(owners.isAdmitted(b, gateway)).to.equal(true);
+    owners.releaseAll(gateway);
+    expect(owners.revokeAdmissions(b), 'a closed connection is admitted for nothing').to.deep.equal([]);
+  });
+
+  it('admits nothing on a connection that closed while its admission was asked', () => {
+    const owners = createConnectionOwners();
+    const gone = ws();
+    gone.closed = true;
+    owners.admit(a, gone);
+    expect(owners.isAdmitted(a, gone)).to.equal(false);
+  });
 });

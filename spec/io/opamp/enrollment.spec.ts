@@ -77,10 +77,11 @@ describe('checking a bearer token', () => {
   const enrollment = createEnrollment([{ name: 'a', sha256: sha256(token) }]);
 
   it('names the token presented, and tells a missing credential from an unknown one', () => {
-    expect(enrollment.check(`Bearer ${token}`)).to.deep.equal({ ok: true, token: 'a' });
+    expect(enrollment.check(`Bearer ${token}`)).to.deep.equal({ ok: true, token: 'a', gateway: false });
     expect(enrollment.check(`bearer ${token}`), 'the scheme is case-insensitive').to.deep.equal({
       ok: true,
       token: 'a',
+      gateway: false,
     });
     expect(enrollment.check(undefined)).to.deep.equal({ ok: false, reason: 'missing_credential' });
     expect(enrollment.check(`Basic ${token}`)).to.deep.equal({ ok: false, reason: 'missing_credential' });
@@ -91,7 +92,11 @@ describe('checking a bearer token', () => {
     const headers = Array.from({ length: knownHeadersMax + 5 }, (_, n) => `Bearer ${token}${' '.repeat(n)}`);
     for (const round of [1, 2])
       for (const header of headers)
-        expect(enrollment.check(header), `round ${round}`).to.deep.equal({ ok: true, token: 'a' });
+        expect(enrollment.check(header), `round ${round}`).to.deep.equal({
+          ok: true,
+          token: 'a',
+          gateway: false,
+        });
     expect(enrollment.check('Bearer other'), 'a guess is never remembered as accepted').to.deep.equal({
       ok: false,
       reason: 'unknown_credential',

@@ -49,6 +49,7 @@ function contract(name: string, makeStore: () => CredentialStore) {
         notAfter: 9000,
         issuedAt: 1000,
         issuedBy: 'token:prod',
+        issuedTo: token('prod'),
       });
       const moved = await store.bind(uid, issued(uid, 'aa01'), 2000);
       expect(moved.outcome === 'bound' && moved.binding).to.deep.include({
@@ -57,10 +58,59 @@ function contract(name: string, makeStore: () => CredentialStore) {
       });
       expect((await store.bind(uid, token('prod'), 3000)).outcome).to.equal('bound_elsewhere');
       // A renewed certificate (new serial) is the same holder.
+      await store.recordIssued({
+        serial: 'aa02',
+        uid,
+        notBefore: 3900,
+        notAfter: 19000,
+        issuedAt: 4000,
+        issuedBy: `agent_certificate:${issued(uid, 'aa01').name} serial aa01`,
+        issuedTo: issued(uid, 'aa01'),
+      });
       const renewed = await store.bind(uid, issued(uid, 'aa02'), 4000);
       expect(renewed.outcome === 'bound' && renewed.binding).to.deep.include({
         credential: issued(uid, 'aa02'),
         boundAt: 2000,
+      });
+    });
+
+    it('refuses a certificate for an id it does not name, one it has no record of, and one issued to another holder', async () => {
+      const [mine, theirs] = [freshUid(), freshUid()];
+      await store.bind(mine, token('dev'), 1000);
+      await store.bind(theirs, token('prod'), 1000);
+      await store.recordIssued({
+        serial: 'ab01',
+        uid: mine,
+        notBefore: 900,
+        notAfter: 9000,
+        issuedAt: 1000,
+        issuedBy: 'token:dev',
+        issuedTo: token('dev'),
+      });
+      const fresh = freshUid();
+      for (const uid of [theirs, fresh])
+        expect(await store.bind(uid, issued(mine, 'ab01'), 2000)).to.deep.equal({
+          outcome: 'not_named',
+          named: issued(mine, 'ab01').name,
+        });
+      expect(await store.binding(fresh), 'a fresh id is not taken').to.equal(undefined);
+      expect(await store.bind(theirs, issued(theirs, 'ee01'), 2000)).to.deep.equal({ outcome: 'unrecorded' });
+      // A certificate of `theirs` issued to another token than its holder does not move it.
+      await store.recordIssued({
+        serial: 'dd01',
+        uid: theirs,
+        notBefore: 900,
+        notAfter: 9000,
+        issuedAt: 1000,
+        issuedBy: 'token:dev',
+        issuedTo: token('dev'),
+        bounds: { selector: 'env=dev', gateway: false },
+      });
+      expect((await store.bind(theirs, issued(theirs, 'dd01'), 2000)).outcome).to.equal('bound_elsewhere');
+      const [record] = await store.certificates(theirs);
+      expect(record).to.deep.include({
+        issuedTo: token('dev'),
+        bounds: { selector: 'env=dev', gateway: false },
       });
     });
 

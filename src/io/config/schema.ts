@@ -82,7 +82,8 @@ const selector = Joi.string()
     return value;
   });
 
-const enrollmentToken = Joi.object({ ...hashedToken, selector });
+/** `gateway`: an agent using it may declare a gateway (docs/security.md "Gateways"). */
+const enrollmentToken = Joi.object({ ...hashedToken, selector, gateway: Joi.boolean().default(false) });
 
 /** An OTLP/HTTP destination an agent sends one signal of its own telemetry to. */
 const telemetryDestination = Joi.object({
@@ -163,6 +164,8 @@ export const configSchema = Joi.object({
   }).default(),
   agents: agentsSchema(duration, byteSize).keys({
     tokens: Joi.array().items(enrollmentToken).unique('name').unique('sha256').default([]),
+    // OpAMP client certificates (their SPIFFE id, else subject) that may declare a gateway.
+    gateway_certificates: Joi.array().items(Joi.string().min(1)).unique().default([]),
     max_per_gateway: Joi.number().integer().min(1).default(10_000),
   }),
   own_telemetry: Joi.array().items(ownTelemetryEntry).max(256).default([]),
@@ -213,6 +216,8 @@ export interface EnrollmentToken {
   readonly sha256: string;
   /** What an agent using the token may claim to be (fleet matcher syntax); anything when absent. */
   readonly selector?: string;
+  /** An agent using it may declare a gateway (and so may a certificate issued to it). */
+  readonly gateway?: boolean;
 }
 
 export interface RoleMappingEntry {
@@ -277,6 +282,8 @@ export interface Config {
    */
   readonly agents: AgentsConfig & {
     readonly tokens: readonly EnrollmentToken[];
+    /** Identities (SPIFFE id, else subject) of OpAMP client certificates that may declare a gateway. */
+    readonly gateway_certificates: readonly string[];
     /** Agents one accepted gateway connection may carry. */
     readonly max_per_gateway: number;
   };

@@ -10,6 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
+import { parseSelector, type Selector } from '../../projections/filter/selector.ts';
 import type { CredentialStore } from '../../projections/identity/credentialStore.ts';
 import type { AgentCa, IssuedAgent } from '../tls/agentCa.ts';
 import { spiffeIdOf } from '../tls/spiffeId.ts';
@@ -17,7 +18,7 @@ import type { Admission } from './connection.ts';
 import type { Enrollment, EnrollmentRefusal } from './enrollment.ts';
 import { subjectText } from './peer.ts';
 
-export type AdmissionRefusal = EnrollmentRefusal | 'revoked' | 'store_unavailable';
+export type AdmissionRefusal = EnrollmentRefusal | 'revoked' | 'store_unavailable' | 'certificate_unrecorded';
 
 export type AdmissionResult =
   | { readonly ok: true; readonly admission: Admission }
@@ -31,6 +32,8 @@ export interface AdmissionDeps {
   readonly store?: Pick<CredentialStore, 'binding' | 'certificates'> | undefined;
   /** opamp_tls.client_ca_file is set: a certificate it verified is the credential. */
   readonly clientCa: boolean;
+  /** agents.gateway_certificates: client certificate identities that may declare a gateway. */
+  readonly gatewayCertificates?: readonly string[] | undefined;
   readonly now: () => number;
 }
 
@@ -63,6 +66,9 @@ function clientCertificate(socket: TLSSocket): AgentCredential | undefined {
   return { kind: 'certificate', name, serial: cert.serialNumber.toLowerCase() };
 }
 
+/** A selector no description matches (an empty filter: tokenScope.ts refuses every description). */
+const unparsable: Selector = Object.freeze({ text: '(unparsable)', matchers: [], filter: null });
+
 export function createAdmission(
   deps: AdmissionDeps,
 ): (req: IncomingMessage) => AdmissionResult | Promise<AdmissionResult> {
@@ -73,17 +79,24 @@ export function createAdmission(
         store?.binding(presented.instanceUid),
         store?.certificates(presented.instanceUid),
       ]);
-      const revokedSerial = certificates?.some((c) => c.serial === presented.serial && c.revokedAt !== null);
-      if (binding?.revokedAt != null || revokedSerial === true) return { ok: false, reason: 'revoked' };
+      const record = certificates?.find((c) => c.serial === presented.serial);
+      if (binding?.revokedAt != null || (record !== undefined && record.revokedAt !== null))
+        return { ok: false, reason: 'revoked' };
+      // Its enrolling credential's bounds are on record only: without one they are unknown (issue 29).
+      if (record === undefined) return { ok: false, reason: 'certificate_unrecorded' };
+      const credential: AgentCredential = {
+        kind: 'agent_certificate',
+        name: presented.spiffeId,
+        serial: presented.serial,
+      };
+      const parsed = record.bounds.selector === null ? undefined : parseSelector(record.bounds.selector);
+      // A recorded selector that no longer parses admits no description (outsideScope of an empty one).
+      const selector = parsed === undefined ? undefined : parsed.ok ? parsed.value : unparsable;
+      const admission: Admission = { credential, presented, url, selector, gateway: record.bounds.gateway };
+      return { ok: true, admission };
     } catch {
       return { ok: false, reason: 'store_unavailable' };
     }
-    const credential: AgentCredential = {
-      kind: 'agent_certificate',
-      name: presented.spiffeId,
-      serial: presented.serial,
-    };
-    return { ok: true, admission: { credential, presented, url } };
   }
 
   return (req) => {
@@ -99,6 +112,11 @@ export function createAdmission(
     const token = checked?.token;
     const credential: AgentCredential | undefined =
       certificate ?? (token === undefined ? undefined : { kind: 'token', name: token });
+    // Without a credential (open mode) any connection may be a gateway, as before credentials existed.
+    const gateway =
+      credential === undefined ||
+      checked?.gateway === true ||
+      (certificate !== undefined && deps.gatewayCertificates?.includes(certificate.name) === true);
     return {
       ok: true,
       admission: {
@@ -106,6 +124,7 @@ export function createAdmission(
         presented: undefined,
         url,
         selector: checked?.ok ? checked.selector : undefined,
+        gateway,
       },
     };
   };

@@ -1,9 +1,11 @@
-// Whether the credential a connection presented may speak for an instance id (issue 22;
-// docs/security.md "The binding rule"). An id belongs to the first credential that presents it; the
-// credential store (PostgreSQL, else memory) decides, and it is asynchronous. So that the hot path
-// stays a comparison, a verdict is remembered twice:
-//  - on the connection: the ids admitted on it (nearly always one). A WebSocket asks the store once
-//    per id; a revocation closes it (revocationCloser.ts), so nothing it remembers goes stale;
+// Whether the credential a connection presented may speak for an instance id (issue 22, issue 29;
+// docs/security.md "The binding rule"). The rule is decideBind's (pure); the credential store
+// (PostgreSQL, else memory) applies it to what it holds, and it is asynchronous. So that the hot path
+// stays a comparison:
+//  - a certificate that names another id is refused here at once, without the store (notNamed);
+//  - the ids a WebSocket was admitted for are remembered by connectionOwners.ts (the handler asks it
+//    before asking here, and records what this admits); a revocation closes every connection
+//    admitted for the id (revocationCloser.ts), so nothing remembered there goes stale;
 //  - here, for every connection: which credential holds each id, for `cacheMs` (plain-HTTP agents
 //    open a connection per poll). A revocation on any replica forgets the id at once; a change of
 //    holder made on another replica (an agent moving to its own certificate) is seen here at most
@@ -16,10 +18,17 @@
 import type { InstanceUid } from '../../events/ids.ts';
 import { sameHolder, type AgentCredential } from '../../projections/identity/agentCredential.ts';
 import type { BindOutcome, CredentialStore } from '../../projections/identity/credentialStore.ts';
+import { notNamed } from '../../projections/identity/decideBind.ts';
 import type { OpampConnection } from './connection.ts';
+import type { ConnectionOwners } from './connectionOwners.ts';
 
 /** Why an id was refused to a credential (reasons of svc_opamp_refused_total). */
-export type AdmissionReason = 'uid_bound_elsewhere' | 'revoked' | 'credential_store_unavailable';
+export type AdmissionReason =
+  | 'uid_bound_elsewhere'
+  | 'uid_not_in_certificate'
+  | 'certificate_unrecorded'
+  | 'revoked'
+  | 'credential_store_unavailable';
 
 export interface AdmissionRefusal {
   readonly reason: AdmissionReason;
@@ -31,7 +40,10 @@ export interface AdmissionRefusal {
 export type AdmitOutcome = AdmissionRefusal | undefined;
 
 export interface AgentAdmission {
-  /** Synchronous when the verdict is remembered; a promise when the store is asked. */
+  /**
+   * Whether `connection`'s credential may speak for `uid` (the caller has found it not admitted on
+   * the connection yet): synchronous when known without the store; a promise when the store is asked.
+   */
   admit(connection: OpampConnection, uid: InstanceUid, at: number): AdmitOutcome | Promise<AdmitOutcome>;
   /** The id's credential was revoked: nothing remembered of it here may admit it again. */
   forget(uid: InstanceUid): void;
@@ -52,19 +64,18 @@ interface Held {
   readonly until: number;
 }
 
-function remember(connection: OpampConnection, uid: InstanceUid): void {
-  const last = connection.admitted;
-  if (last !== undefined && last !== uid) (connection.admittedMore ??= new Set()).add(last);
-  connection.admitted = uid;
-}
-
-const isAdmittedOn = (connection: OpampConnection, uid: InstanceUid): boolean =>
-  connection.admitted === uid || connection.admittedMore?.has(uid) === true;
-
 /** Refusals made once, shared by every message they answer. */
 const revoked: AdmissionRefusal = Object.freeze({
   reason: 'revoked',
   text: 'the credential of this instance_uid was revoked',
+});
+const unrecorded: AdmissionRefusal = Object.freeze({
+  reason: 'certificate_unrecorded',
+  text: 'the service holds no record of this certificate: enroll again with a token',
+});
+const notInCertificate = (named: string): AdmissionRefusal => ({
+  reason: 'uid_not_in_certificate',
+  text: `the certificate speaks only for the instance_uid it names (${named})`,
 });
 const storeDown: AdmissionRefusal = Object.freeze({
   reason: 'credential_store_unavailable',
@@ -85,12 +96,7 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
     holders.set(uid, { credential, until: at + options.cacheMs });
   }
 
-  async function ask(
-    connection: OpampConnection,
-    uid: InstanceUid,
-    credential: AgentCredential,
-    at: number,
-  ): Promise<AdmitOutcome> {
+  async function ask(uid: InstanceUid, credential: AgentCredential, at: number): Promise<AdmitOutcome> {
     let bound: BindOutcome;
     try {
       let heard: number;
@@ -103,31 +109,66 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
       options.onStoreError(error);
       return storeDown;
     }
-    if (bound.outcome === 'revoked') return revoked;
-    if (bound.outcome === 'bound_elsewhere')
-      return {
-        reason: 'uid_bound_elsewhere',
-        text: `instance_uid belongs to another credential (${bound.holder.kind})`,
-      };
-    hold(uid, credential, at);
-    remember(connection, uid);
-    return undefined;
+    switch (bound.outcome) {
+      case 'revoked':
+        return revoked;
+      case 'bound_elsewhere':
+        return {
+          reason: 'uid_bound_elsewhere',
+          text: `instance_uid belongs to another credential (${bound.holder.kind})`,
+        };
+      case 'not_named':
+        return notInCertificate(bound.named);
+      case 'unrecorded':
+        return unrecorded;
+      case 'bound':
+        hold(uid, credential, at);
+        return undefined;
+    }
   }
 
   return {
     admit(connection, uid, at) {
       const credential = connection.admission?.credential;
-      if (credential === undefined || isAdmittedOn(connection, uid)) return undefined;
+      if (credential === undefined) return undefined;
+      const other = notNamed(credential, uid);
+      if (other !== undefined) return notInCertificate(credential.name);
       const held = holders.get(uid);
-      if (held !== undefined && held.until > at && sameHolder(held.credential, credential)) {
-        remember(connection, uid);
-        return undefined;
-      }
-      return ask(connection, uid, credential, at);
+      if (held !== undefined && held.until > at && sameHolder(held.credential, credential)) return undefined;
+      return ask(uid, credential, at);
     },
     forget(uid) {
       revocations++;
       holders.delete(uid);
     },
   };
+}
+
+/**
+ * The one admission path of a message (the handler's; the binding property spec's): an id the
+ * connection was admitted for already is admitted; otherwise `admission` decides, and what it admits
+ * for a connection with a credential is recorded with the connection's other holdings.
+ */
+export function admitOn(
+  admission: AgentAdmission,
+  owners: Pick<ConnectionOwners, 'isAdmitted' | 'admit' | 'revokeAdmissions'>,
+  connection: OpampConnection,
+  uid: InstanceUid,
+  at: number,
+): AdmitOutcome | Promise<AdmitOutcome> {
+  if (owners.isAdmitted(uid, connection)) return undefined;
+  const outcome = admission.admit(connection, uid, at);
+  const record = (refusal: AdmitOutcome): AdmitOutcome => {
+    const credential = connection.admission?.credential;
+    if (refusal !== undefined || credential === undefined) return refusal;
+    // The id is this credential's now: a connection of the holder it moved from (a token whose agent
+    // moved to its certificate) is admitted for it no longer, and is asked again (and refused).
+    owners.revokeAdmissions(uid, (other) => {
+      const theirs = other.admission?.credential;
+      return theirs !== undefined && sameHolder(theirs, credential);
+    });
+    owners.admit(uid, connection);
+    return refusal;
+  };
+  return outcome instanceof Promise ? outcome.then(record) : record(outcome);
 }

@@ -30,7 +30,7 @@ import type { Logger } from '../logger.ts';
 import type { AgentCa } from '../tls/agentCa.ts';
 import { parseCsr } from '../tls/csr.ts';
 import { encodeServerToAgent } from './codec.ts';
-import type { OpampConnection } from './connection.ts';
+import { boundsOf, type OpampConnection } from './connection.ts';
 import type { OwnTelemetryOffer } from '../../projections/ownTelemetry/ownTelemetry.ts';
 import { ownTelemetryFields } from './ownTelemetryWire.ts';
 import { createIssueRate } from './issueRate.ts';
@@ -153,7 +153,19 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
       return refusal('csr_invalid', signed.reason);
     }
     const { serial, notBefore, notAfter } = signed;
-    await deps.store.recordIssued({ serial, uid, notBefore, notAfter, issuedAt: at, issuedBy });
+    // The enrolling credential and its bounds travel with the certificate (issue 29; decideBind).
+    const issuedTo = credential ? { kind: credential.kind, name: credential.name } : null;
+    const bounds = boundsOf(connection.admission);
+    await deps.store.recordIssued({
+      serial,
+      uid,
+      notBefore,
+      notAfter,
+      issuedAt: at,
+      issuedBy,
+      issuedTo,
+      bounds,
+    });
     logger.info(
       { uid, serial, notAfter: new Date(notAfter).toISOString(), issuedBy },
       'agent certificate issued',

@@ -2,11 +2,13 @@
 // Contract: the handler is never called concurrently for one connection, and calls for one
 // connection arrive in the order the messages arrived.
 // One of these lives as long as each WebSocket, so it is a class (its methods shared, not one closure
-// per connection). Which agents it holds is not its business: connectionOwners.ts keeps that.
+// per connection). Which agents it holds and which ids it was admitted for are not its business:
+// connectionOwners.ts keeps them.
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
 import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
+import type { CertificateBounds } from '../../projections/identity/credentialStore.ts';
 import type { Selector } from '../../projections/filter/selector.ts';
 import type { IssuedAgent } from '../tls/agentCa.ts';
 import { toInstanceUid } from './instanceUid.ts';
@@ -23,9 +25,23 @@ export interface Admission {
   readonly presented?: IssuedAgent | undefined;
   /** The OpAMP URL the agent reached: scheme, its Host header, path (an offer's destination_endpoint). */
   readonly url: string;
-  /** A token's selector (enrollment.ts), when the credential is a token that has one. */
+  /**
+   * The selector every description must match (tokenScope.ts): a token's (enrollment.ts), or the one
+   * an agent certificate carries from the token it was issued to (admission.ts).
+   */
   readonly selector?: Selector | undefined;
+  /**
+   * Whether the credential may declare a gateway: a token with `gateway: true`, a certificate issued
+   * to one, an OpAMP client certificate named in agents.gateway_certificates. Open mode: any may.
+   */
+  readonly gateway?: boolean | undefined;
 }
+
+/** What a certificate issued on a connection carries of its credential's bounds (CertificateBounds). */
+export const boundsOf = (admission: Admission | undefined): CertificateBounds => ({
+  selector: admission?.selector?.text ?? null,
+  gateway: admission?.gateway === true,
+});
 
 export interface OpampConnection {
   readonly id: ConnectionId;
@@ -34,12 +50,6 @@ export interface OpampConnection {
   readonly tlsSubject: string | null;
   /** How it got in; undefined for connections of a recording or a spec that made none. */
   readonly admission: Admission | undefined;
-  /**
-   * Ids admitted on this connection (their binding to its credential is known; agentAdmission.ts): the last
-   * one, and every earlier one of a gateway. Written only by the admission.
-   */
-  admitted: InstanceUid | undefined;
-  admittedMore: Set<InstanceUid> | undefined;
   /** Set when the handler was told the connection closed: a message decided later folds nothing. */
   closed: boolean;
   /** Set by the first gateway connect handshake on this connection. */
@@ -81,8 +91,6 @@ export class Connection implements OpampConnection {
   readonly remoteAddr: string;
   readonly tlsSubject: string | null;
   readonly admission: Admission | undefined;
-  admitted: InstanceUid | undefined = undefined;
-  admittedMore: Set<InstanceUid> | undefined = undefined;
   closed = false;
   isGateway = false;
   replied = false;

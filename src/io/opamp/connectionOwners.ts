@@ -1,5 +1,6 @@
-// Which live connection holds each agent, and which agents each connection holds: the one record
-// of agent ↔ connection in the service. The handler claims an agent for the connection its message
+// Which live connection holds each agent, which agents each connection holds, and which ids each
+// connection was admitted for (its credential's binding to them is known: agentAdmission.ts): the
+// one record of agent ↔ connection in the service, which revocation, close and eviction all use. The handler claims an agent for the connection its message
 // came on, the config pusher walks the agents held, the close path releases a connection's agents
 // (and disconnects exactly those), and the liveness sweep releases an agent it disconnects. The
 // registry's `session.connectionId` is what the agent was last seen on (shown and stored); it is
@@ -10,6 +11,9 @@
 // socket closed) when that connection presented a credential (whose binding to the id the admission
 // checks: agentAdmission.ts) or the policy allows takeovers; otherwise (open mode, the service's
 // policy) the claim is refused and nothing changes until the holder's connection is gone.
+// A connection admitted for an id is not always its holder (it may have been refused by a later rule,
+// or lost the agent to another socket): a revocation closes every connection admitted for the id,
+// not only the holder (issue 29).
 // Contract: claim, then bind only after the message was accepted (the claim mutates nothing, so a
 // message refused or failing in between leaves the record as it was). Called on every message:
 // claiming an agent its connection already holds is one Map lookup.
@@ -56,12 +60,23 @@ export interface ConnectionOwners {
   release(uid: InstanceUid, connection: OpampConnection): boolean;
   /** `uid` leaves whichever connection holds it (the liveness sweep disconnected or evicted it). */
   releaseAgent(uid: InstanceUid): void;
-  /** Every agent `connection` holds, released (the connection closed). */
+  /** Every agent `connection` holds, released, and every id it was admitted for (the connection closed). */
   releaseAll(connection: OpampConnection): readonly InstanceUid[];
   holderOf(uid: InstanceUid): OpampConnection | undefined;
   /** The agents `connection` holds, in the order they were bound (a copy). */
   agentsOf(connection: OpampConnection): readonly InstanceUid[];
   countOf(connection: OpampConnection): number;
+  /** Records that `connection`'s credential may speak for `uid` (WebSockets only: a plain-HTTP request ends with its reply). */
+  admit(uid: InstanceUid, connection: OpampConnection): void;
+  isAdmitted(uid: InstanceUid, connection: OpampConnection): boolean;
+  /**
+   * Every connection admitted for `uid` that `keep` does not keep, which no longer is (the id was
+   * revoked: keep none; it moved to another credential: keep that credential's).
+   */
+  revokeAdmissions(
+    uid: InstanceUid,
+    keep?: (connection: OpampConnection) => boolean,
+  ): readonly OpampConnection[];
   /** Every agent held, by any connection (the ones a push can reach). */
   held(): IterableIterator<InstanceUid>;
   readonly size: number;
@@ -75,9 +90,38 @@ const none: readonly InstanceUid[] = Object.freeze([]);
  */
 type Held = InstanceUid | Set<InstanceUid>;
 
+/** One or more of a kind, kept as itself while it is one (see Held). */
+type Some<T> = T | Set<T>;
+
+function addTo<K, V>(map: Map<K, Some<V>>, key: K, value: V): void {
+  const some = map.get(key);
+  if (some === undefined) map.set(key, value);
+  else if (some instanceof Set) some.add(value);
+  else if (some !== value) map.set(key, new Set([some, value]));
+}
+
+function removeFrom<K, V>(map: Map<K, Some<V>>, key: K, value: V): void {
+  const some = map.get(key);
+  if (some === value) map.delete(key);
+  else if (some instanceof Set) {
+    some.delete(value);
+    if (some.size === 0) map.delete(key);
+  }
+}
+
+const listOf = <V>(some: Some<V> | undefined): readonly V[] =>
+  some === undefined ? [] : some instanceof Set ? [...some] : [some];
+
 export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): ConnectionOwners {
   const holders = new Map<InstanceUid, OpampConnection>();
   const agents = new Map<OpampConnection, Held>();
+  const admittedOn = new Map<OpampConnection, Some<InstanceUid>>();
+  const admittedFor = new Map<InstanceUid, Some<OpampConnection>>();
+
+  function isAdmitted(uid: InstanceUid, connection: OpampConnection): boolean {
+    const some = admittedOn.get(connection);
+    return some === uid || (some instanceof Set && some.has(uid));
+  }
 
   function countOf(connection: OpampConnection): number {
     const held = agents.get(connection);
@@ -135,7 +179,21 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     const released = agentsOf(connection);
     agents.delete(connection);
     for (const uid of released) holders.delete(uid);
+    for (const uid of listOf(admittedOn.get(connection))) removeFrom(admittedFor, uid, connection);
+    admittedOn.delete(connection);
     return released;
+  }
+
+  function revokeAdmissions(
+    uid: InstanceUid,
+    keep: (connection: OpampConnection) => boolean = () => false,
+  ): readonly OpampConnection[] {
+    const revoked = listOf(admittedFor.get(uid)).filter((connection) => !keep(connection));
+    for (const connection of revoked) {
+      removeFrom(admittedOn, connection, uid);
+      removeFrom(admittedFor, uid, connection);
+    }
+    return revoked;
   }
 
   return {
@@ -147,6 +205,13 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
       if (holder !== undefined) forget(uid, holder);
     },
     releaseAll,
+    admit(uid, connection) {
+      if (connection.transport !== 'ws' || connection.closed) return;
+      addTo(admittedOn, connection, uid);
+      addTo(admittedFor, uid, connection);
+    },
+    isAdmitted,
+    revokeAdmissions,
     holderOf: (uid) => holders.get(uid),
     agentsOf,
     countOf,

@@ -14,7 +14,13 @@ export type EnrollmentRefusal = 'missing_credential' | 'unknown_credential';
 
 export type EnrollmentCheck =
   /** `token`: the name of the token presented; undefined when no token is configured (open mode). */
-  | { readonly ok: true; readonly token: string | undefined; readonly selector?: Selector }
+  | {
+      readonly ok: true;
+      readonly token: string | undefined;
+      readonly selector?: Selector;
+      /** The token may declare a gateway (agents.tokens[].gateway). */
+      readonly gateway?: boolean;
+    }
   | { readonly ok: false; readonly reason: EnrollmentRefusal };
 
 export interface Enrollment {
@@ -30,11 +36,12 @@ const unknown: EnrollmentCheck = Object.freeze({ ok: false, reason: 'unknown_cre
 
 /** A token's answer, made once: its name, and its selector when it has one. */
 function granted(token: EnrollmentToken): EnrollmentCheck {
-  if (token.selector === undefined) return Object.freeze({ ok: true, token: token.name });
+  const gateway = token.gateway === true;
+  if (token.selector === undefined) return Object.freeze({ ok: true, token: token.name, gateway });
   const parsed = parseSelector(token.selector);
   // The configuration schema has checked it; a token that slipped through admits nothing.
   if (!parsed.ok) throw new Error(`agents.tokens ${token.name}: ${parsed.error}`);
-  return Object.freeze({ ok: true, token: token.name, selector: parsed.value });
+  return Object.freeze({ ok: true, token: token.name, selector: parsed.value, gateway });
 }
 
 /**

@@ -18,74 +18,32 @@ import {
   decideConnectionClosed,
   decidePush,
   type Decided,
-  type ReplyIntent,
 } from '../../projections/agent/decideAgent.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import type { OwnTelemetryFor } from '../../projections/ownTelemetry/ownTelemetry.ts';
 import { OffersConnectionSettings } from './ownTelemetryWire.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
-import type { AdmitOutcome, AgentAdmission } from './agentAdmission.ts';
+import { admitOn, type AdmitOutcome, type AgentAdmission } from './agentAdmission.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
 import type { Claim, ConnectionOwners } from './connectionOwners.ts';
 import type { CertificateOffers } from './certificateOffer.ts';
 import { brokenRule } from './messageRules.ts';
-import { answerGatewayConnect, gatewayCustomCapabilities, isGatewayConnect } from './gateway.ts';
+import { isGatewayConnect } from './gateway.ts';
 import { instanceUidBytes } from './instanceUid.ts';
 import { refusalReply } from './refusal.ts';
-import { encodeReply, ReportFullState, replyFields, serverCapabilities, type WireReply } from './reply.ts';
+import { serverCapabilities } from './reply.ts';
 import { toAgentMessage } from './toAgentMessage.ts';
-import { uuidv7Bytes } from './uuidv7.ts';
 import type { DecodedAgentToServer } from './decodedAgentToServer.ts';
+import type { HandleResult, PendingResult, ProtocolObserver } from './handleResult.ts';
+import { createHandlerReplies } from './handlerReplies.ts';
 import type { Decoder } from './decoder.ts';
-import type { ServerToAgentFields } from './wireTypes.ts';
 
 const RequestInstanceUid = 0x1n;
-const BadRequest = 1;
 
-export type HandleResult =
-  /**
-   * `reply`, then `tail` when present: the remote config field shared by many replies (reply.ts).
-   * Every reply starts with connection.replyHeadroom zero bytes, left for the transport's framing.
-   */
-  | {
-      readonly ok: true;
-      readonly reply: Uint8Array;
-      readonly tail?: Uint8Array | undefined;
-      /** A second ServerToAgent for the same agent, ready later (the answer to a CSR, certificateOffer.ts). */
-      readonly after?: Promise<Uint8Array | undefined> | undefined;
-    }
-  /**
-   * A bad request. On WebSocket a decodable message with a bad id is answered with `reply` (a
-   * ServerErrorResponse of type BadRequest); undecodable bytes have no reply and are skipped (as
-   * opamp-go does). On HTTP either becomes a 400.
-   */
-  | {
-      readonly ok: false;
-      readonly reply: Uint8Array | null;
-      readonly error: string;
-      /** The HTTP status (400 when absent) and headers a plain-HTTP agent gets (refusal.ts). */
-      readonly status?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-    };
-
-/** A HandleResult now, or once the credential store answered (agentAdmission.ts). */
-export type PendingResult = HandleResult | Promise<HandleResult>;
-
-/** The result of a call that cannot wait: a host without credentials (the offline replay, specs). */
-export function handledNow(result: PendingResult): HandleResult {
-  if (result instanceof Promise) throw new Error('the message waits for the credential store');
-  return result;
-}
-
-/** Counts what the metrics collector reports for the protocol (messages and message errors). */
-export interface ProtocolObserver {
-  messageReceived(): void;
-  messageFailed(reason: string): void;
-  /** A message refused by a rule rather than unreadable (svc_opamp_refused_total{reason}). */
-  refused?(reason: string, remoteAddr?: string): void;
-}
+export type { HandleResult, PendingResult, ProtocolObserver } from './handleResult.ts';
+export { handledNow } from './handleResult.ts';
 
 export interface HandlerDeps {
   readonly bus: EventBus;
@@ -138,6 +96,12 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     serverCapabilities |
     (deps.certificates?.capabilities ?? 0) |
     (deps.ownTelemetryFor ? OffersConnectionSettings : 0);
+  const { reject, refuse, compose, gatewayConnect, assignInstanceUid } = createHandlerReplies({
+    bus,
+    encoder,
+    observer,
+    capabilities,
+  });
 
   /**
    * Publishes one agent's events. The registry first learns the state they lead to (the decision's
@@ -147,86 +111,6 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
   function publish(uid: InstanceUid, { state, events }: Decided): void {
     registry.decided(uid, state, events);
     for (let i = 0; i < events.length; i++) bus.publish(events[i]!);
-  }
-
-  function reject(connection: OpampConnection, uidBytes: Uint8Array, error: string): HandleResult {
-    observer.messageFailed(error);
-    const reply = encoder.encode(
-      { instanceUid: uidBytes, errorResponse: { type: BadRequest, errorMessage: error } },
-      connection.replyHeadroom,
-    );
-    return { ok: false, reply, error };
-  }
-
-  /** A readable message refused by a rule (refusal.ts): counted, logged by the host, nothing folded. */
-  function refuse(
-    connection: OpampConnection,
-    uidBytes: Uint8Array,
-    reason: string,
-    text: string,
-  ): HandleResult {
-    observer.refused?.(reason, connection.remoteAddr);
-    return refusalReply(encoder, connection, uidBytes, reason, text);
-  }
-
-  /** Server capabilities on every HTTP reply and on the first reply of each WebSocket. */
-  function withCapabilities(connection: OpampConnection, fields: ServerToAgentFields): ServerToAgentFields {
-    if (connection.transport === 'http' || !connection.replied) {
-      fields.capabilities = capabilities;
-      fields.customCapabilities = gatewayCustomCapabilities;
-    }
-    connection.replied = true;
-    return fields;
-  }
-
-  function compose(connection: OpampConnection, uidBytes: Uint8Array, intent: ReplyIntent): WireReply {
-    return encodeReply(
-      encoder,
-      withCapabilities(connection, replyFields(uidBytes, intent)),
-      intent,
-      connection.replyHeadroom,
-    );
-  }
-
-  function handleGatewayConnect(
-    connection: OpampConnection,
-    msg: DecodedAgentToServer,
-    at: number,
-  ): HandleResult {
-    const cm = msg.customMessage;
-    if (cm === undefined) throw new Error('handleGatewayConnect without a custom message');
-    const answer = answerGatewayConnect(cm.capability, cm.data);
-    const firstOnConnection = !connection.isGateway;
-    if (answer.accepted) connection.isGateway = true;
-    bus.publish({
-      type: 'GatewayConnectAnswered',
-      at,
-      data: {
-        connectionId: connection.id,
-        accepted: answer.accepted,
-        firstOnConnection: firstOnConnection && answer.accepted,
-      },
-    });
-    const reply = encoder.encode(
-      withCapabilities(connection, {
-        instanceUid: new Uint8Array(),
-        customMessage: { capability: answer.capability, type: 'connectResult', data: answer.data },
-      }),
-      connection.replyHeadroom,
-    );
-    return { ok: true, reply };
-  }
-
-  function assignInstanceUid(connection: OpampConnection, uidBytes: Uint8Array, at: number): HandleResult {
-    const reply = encoder.encode(
-      withCapabilities(connection, {
-        instanceUid: uidBytes,
-        agentIdentification: { newInstanceUid: uuidv7Bytes(at) },
-        flags: ReportFullState,
-      }),
-      connection.replyHeadroom,
-    );
-    return { ok: true, reply };
   }
 
   function handle(connection: OpampConnection, payload: Uint8Array): PendingResult {
@@ -241,7 +125,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
       observer.messageFailed(reason);
       return { ok: false, reply: null, error: reason };
     }
-    if (isGatewayConnect(msg)) return handleGatewayConnect(connection, msg, at);
+    if (isGatewayConnect(msg)) return gatewayConnect(connection, msg, at);
     const uidBytes = msg.instanceUid;
     const uid = connection.instanceUid(uidBytes);
     if (uid === undefined)
@@ -283,7 +167,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     const known = registry.get(uid);
     const broken = brokenRule(deps, connection, message, claim, known, registry.size);
     if (broken !== undefined) return refuse(connection, uidBytes, broken.reason, broken.text);
-    const admission = deps.admission?.admit(connection, uid, at);
+    const admission = deps.admission && admitOn(deps.admission, owners, connection, uid, at);
     const csr = msg.certificateRequest;
     if (admission === undefined)
       return handleAgentMessage(connection, message, uidBytes, at, claim as Claim, known, csr);

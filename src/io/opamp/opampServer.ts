@@ -42,6 +42,7 @@ const refusalText: Readonly<Record<Exclude<AdmissionRefusal, 'store_unavailable'
   missing_credential: 'a bearer token is required',
   unknown_credential: 'unknown token',
   revoked: 'this agent certificate is revoked',
+  certificate_unrecorded: 'this agent certificate is not on record: enroll again with a token',
 };
 
 /** Seconds a refused client should wait (draining, or at max_connections). */

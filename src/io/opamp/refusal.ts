@@ -1,8 +1,10 @@
 // How the handler answers a readable message that a rule refuses (docs/security.md "Refusals of the
 // OpAMP listener"): nothing of it is folded, the reason is counted in svc_opamp_refused_total, and the
 // agent is told why in a ServerErrorResponse. Over plain HTTP the status says it too where HTTP has a
-// word for it: 401 for a revoked credential, 503 with Retry-After when the service cannot take the
-// agent now; every other refusal is a 200 carrying the BadRequest, as OpAMP has it.
+// word for it: 401 for a revoked or unrecorded credential, 403 for a credential that may not do what
+// it asked (speak for an id its certificate does not name, declare a gateway), 503 with Retry-After
+// when the service cannot take the agent now; every other refusal is a 200 carrying the BadRequest,
+// as OpAMP has it.
 
 import type { Encoder } from './codec.ts';
 import type { OpampConnection } from './connection.ts';
@@ -17,6 +19,8 @@ export const retryAfterSeconds = 30;
  * of the others: messageRules.ts, agentAdmission.ts.
  */
 const unavailable: ReadonlySet<string> = new Set(['max_agents', 'credential_store_unavailable']);
+/** Refusals of what the credential may never do (issue 29): 403 over plain HTTP. */
+const forbidden: ReadonlySet<string> = new Set(['uid_not_in_certificate', 'gateway_not_allowed']);
 
 export type RefusalResult =
   | { readonly ok: true; readonly reply: Uint8Array }
@@ -56,7 +60,8 @@ export function refusalReply(
       status: 503,
       headers: { 'Retry-After': String(retryAfterSeconds) },
     };
-  if (reason === 'revoked')
+  if (forbidden.has(reason)) return { ok: false, reply, error: text, status: 403, headers: {} };
+  if (reason === 'revoked' || reason === 'certificate_unrecorded')
     return { ok: false, reply, error: text, status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
   return { ok: true, reply };
 }

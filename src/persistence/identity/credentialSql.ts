@@ -1,10 +1,10 @@
-// The agent-credential statements (migrations/00011-agent-credentials.sql), as pure functions
+// The agent-credential statements (migrations/00011-agent-credentials.sql, 00012-certificate-bounds.sql), as pure functions
 // returning { text, values }. Times travel as Unix ms. Binding rows are read in the column order of
 // bindingColumns, certificate rows in that of certificateColumns (credentialRows.ts maps them).
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
-import type { IssuedCertificate } from '../../projections/identity/credentialStore.ts';
+import type { NewCertificate } from '../../projections/identity/credentialStore.ts';
 import type { Sql } from '../database/sql.ts';
 
 /** NOTIFY channel of revocations; payload JSON {uid, by, replica}. */
@@ -14,7 +14,7 @@ const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
 export const bindingColumns = `instance_uid, kind, name, serial, ${ms('bound_at')}, ${ms('revoked_at')}, revoked_by`;
-export const certificateColumns = `serial, instance_uid, ${ms('not_before')}, ${ms('not_after')}, ${ms('issued_at')}, issued_by, ${ms('revoked_at')}`;
+export const certificateColumns = `serial, instance_uid, ${ms('not_before')}, ${ms('not_after')}, ${ms('issued_at')}, issued_by, ${ms('revoked_at')}, issued_kind, issued_name, selector, gateway`;
 
 /** Takes the id for this credential when no row holds it; no row returned: another row exists. */
 export function insertBindingSql(uid: InstanceUid, c: AgentCredential, at: number): Sql {
@@ -27,14 +27,9 @@ RETURNING ${bindingColumns}`,
   };
 }
 
-/** The id's row, and when the presented serial (if any) was revoked for this id. */
-export function bindingStateSql(uid: InstanceUid, serial: string | null): Sql {
-  return {
-    text: `SELECT ${bindingColumns},
-  (SELECT ${ms('revoked_at')} FROM agent_certificates WHERE serial = $2 AND instance_uid = $1)
-FROM agent_credentials WHERE instance_uid = $1`,
-    values: [uid, serial],
-  };
+/** The record of one certificate, whichever id it names (none returned: no record). */
+export function certificateSql(serial: string): Sql {
+  return { text: `SELECT ${certificateColumns} FROM agent_certificates WHERE serial = $1`, values: [serial] };
 }
 
 /**
@@ -62,11 +57,23 @@ export function bindingSql(uid: InstanceUid): Sql {
   return { text: `SELECT ${bindingColumns} FROM agent_credentials WHERE instance_uid = $1`, values: [uid] };
 }
 
-export function insertCertificateSql(c: Omit<IssuedCertificate, 'revokedAt'>): Sql {
+export function insertCertificateSql(c: NewCertificate): Sql {
   return {
-    text: `INSERT INTO agent_certificates (serial, instance_uid, not_before, not_after, issued_at, issued_by)
-VALUES ($1, $2, ${ts('$3')}, ${ts('$4')}, ${ts('$5')}, $6)`,
-    values: [c.serial, c.uid, c.notBefore, c.notAfter, c.issuedAt, c.issuedBy],
+    text: `INSERT INTO agent_certificates (serial, instance_uid, not_before, not_after, issued_at, issued_by,
+  issued_kind, issued_name, selector, gateway)
+VALUES ($1, $2, ${ts('$3')}, ${ts('$4')}, ${ts('$5')}, $6, $7, $8, $9, $10)`,
+    values: [
+      c.serial,
+      c.uid,
+      c.notBefore,
+      c.notAfter,
+      c.issuedAt,
+      c.issuedBy,
+      c.issuedTo?.kind ?? null,
+      c.issuedTo?.name ?? null,
+      c.bounds?.selector ?? null,
+      c.bounds?.gateway ?? false,
+    ],
   };
 }
 

@@ -1,5 +1,6 @@
-// The credential store on PostgreSQL (migrations/00011-agent-credentials.sql). bind() takes the id
-// with INSERT ... ON CONFLICT DO NOTHING; when a row exists, it reads it and decides with the same
+// The credential store on PostgreSQL (migrations/00011-agent-credentials.sql, 00012). bind() reads
+// the presented certificate's record, refuses what the binding rule refuses whatever the id's row,
+// then takes the id with INSERT ... ON CONFLICT DO NOTHING; when a row exists, it reads it and decides with the same
 // pure rule as the in-memory store (decideBind), making any change conditional on the row it read, so
 // replicas racing for one id agree: the first committed credential holds it. revoke() marks the id
 // and its certificates in one transaction and notifies svc_agent_revoked, so every replica closes the
@@ -43,7 +44,8 @@ function bindingFromRow(row: readonly unknown[]): Binding {
 }
 
 function certificateFromRow(row: readonly unknown[]): IssuedCertificate {
-  const [serial, uid, notBefore, notAfter, issuedAt, issuedBy, revokedAt] = row;
+  const [serial, uid, notBefore, notAfter, issuedAt, issuedBy, revokedAt, kind, name, selector, gateway] =
+    row;
   return {
     serial: serial as string,
     uid: uid as InstanceUid,
@@ -52,6 +54,8 @@ function certificateFromRow(row: readonly unknown[]): IssuedCertificate {
     issuedAt: issuedAt as number,
     issuedBy: issuedBy as string,
     revokedAt: revokedAt as number | null,
+    issuedTo: kind === null ? null : { kind: kind as CredentialKind, name: name as string },
+    bounds: { selector: selector as string | null, gateway: gateway as boolean },
   };
 }
 
@@ -64,19 +68,32 @@ export interface PgCredentialStoreOptions {
 const maxAttempts = 3;
 
 export function createPgCredentialStore(pool: pg.Pool, options: PgCredentialStoreOptions): CredentialStore {
+  /** The record of the certificate presented, if any (read before the id is taken: it may forbid it). */
+  async function recordOf(credential: AgentCredential): Promise<IssuedCertificate | undefined> {
+    if (credential.serial === undefined) return undefined;
+    const [record] = await rowsOf(pool, sql.certificateSql(credential.serial));
+    return record === undefined ? undefined : certificateFromRow(record);
+  }
+
   async function bindOnce(
     uid: InstanceUid,
     credential: AgentCredential,
+    certificate: IssuedCertificate | undefined,
     at: number,
   ): Promise<BindOutcome | undefined> {
+    // What refuses the credential whatever the id's row (another id named, no record, revoked serial)
+    // refuses it before the INSERT could take a fresh id for it.
+    const unbound = decideBind({ uid, credential, existing: undefined, certificate });
+    if (unbound.action === 'refuse') return unbound.outcome;
     const [inserted] = await rowsOf(pool, sql.insertBindingSql(uid, credential, at));
     if (inserted !== undefined) return { outcome: 'bound', binding: bindingFromRow(inserted) };
-    const [row] = await rowsOf(pool, sql.bindingStateSql(uid, credential.serial ?? null));
+    const [row] = await rowsOf(pool, sql.bindingSql(uid));
     if (row === undefined) return undefined; // deleted meanwhile: try the insert again
     const existing = bindingFromRow(row);
-    const decision = decideBind(existing, credential, (row[7] as number | null) ?? null);
+    const decision = decideBind({ uid, credential, existing, certificate });
     if (decision.action === 'refuse') return decision.outcome;
-    if (decision.action === 'insert') return undefined; // not with a row read: decide again
+    // Not with a row read ('insert'), never without a credential ('open'): decide again.
+    if (decision.action === 'insert' || decision.action === 'open') return undefined;
     const takeover = decision.action === 'takeover';
     const update = sql.updateHolderSql(uid, existing.credential!, credential, at, takeover);
     const [updated] = await rowsOf(pool, update);
@@ -85,8 +102,9 @@ export function createPgCredentialStore(pool: pg.Pool, options: PgCredentialStor
 
   return {
     async bind(uid, credential, at) {
+      const certificate = await recordOf(credential);
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        const outcome = await bindOnce(uid, credential, at);
+        const outcome = await bindOnce(uid, credential, certificate, at);
         if (outcome !== undefined) return outcome;
       }
       throw new Error(`binding of ${uid} kept changing under ${maxAttempts} attempts`);

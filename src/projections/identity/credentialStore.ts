@@ -22,7 +22,11 @@ export type BindOutcome =
   /** Another credential holds the id: refuse (uid_bound_elsewhere). */
   | { readonly outcome: 'bound_elsewhere'; readonly holder: AgentCredential }
   /** The id, or the presented certificate, was revoked: refuse (revoked; 401 before an upgrade). */
-  | { readonly outcome: 'revoked'; readonly revokedAt: number };
+  | { readonly outcome: 'revoked'; readonly revokedAt: number }
+  /** The certificate names another instance id (uid_not_in_certificate). */
+  | { readonly outcome: 'not_named'; readonly named: string }
+  /** An agent-CA certificate with no record in the store (certificate_unrecorded). */
+  | { readonly outcome: 'unrecorded' };
 
 export interface IssuedCertificate {
   /** Lowercase hex. */
@@ -34,7 +38,31 @@ export interface IssuedCertificate {
   /** credentialLabel() of what the agent authenticated with when it asked. */
   readonly issuedBy: string;
   readonly revokedAt: number | null;
+  /**
+   * The enrolling credential (kind and name) it was issued to: the only holder of the id that may
+   * move to it (decideBind). Null for a record that kept none (one made before issue 29).
+   */
+  readonly issuedTo: Pick<AgentCredential, 'kind' | 'name'> | null;
+  /** The bounds the enrolling credential had, which travel with the certificate (CertificateBounds). */
+  readonly bounds: CertificateBounds;
 }
+
+/**
+ * What the credential that asked for a certificate was allowed, kept with the certificate and
+ * applied to every connection that presents it (issue 29), and passed on to its renewals.
+ */
+export interface CertificateBounds {
+  /** The enrolling token's selector (fleet matcher text); null: none. */
+  readonly selector: string | null;
+  /** Whether it may declare a gateway (agents.tokens[].gateway). */
+  readonly gateway: boolean;
+}
+
+export const noBounds: CertificateBounds = Object.freeze({ selector: null, gateway: false });
+
+/** What recordIssued takes: the bounds and enrolling credential default to none. */
+export type NewCertificate = Omit<IssuedCertificate, 'revokedAt' | 'issuedTo' | 'bounds'> &
+  Partial<Pick<IssuedCertificate, 'issuedTo' | 'bounds'>>;
 
 export interface RevokeOutcome {
   /** False when the id was revoked already (nothing changed; `revokedAt` is the first revocation). */
@@ -47,10 +75,10 @@ export interface RevokeOutcome {
 
 /** Every method may reject (the database is down): the caller refuses rather than guesses. */
 export interface CredentialStore {
-  /** An instance id belongs to the first credential that presents it (decideBind.ts). */
+  /** Who may speak for an id (decideBind.ts); never called without a credential. */
   bind(uid: InstanceUid, credential: AgentCredential, at: number): Promise<BindOutcome>;
   binding(uid: InstanceUid): Promise<Binding | undefined>;
-  recordIssued(certificate: Omit<IssuedCertificate, 'revokedAt'>): Promise<void>;
+  recordIssued(certificate: NewCertificate): Promise<void>;
   /** The id's certificates, newest first. */
   certificates(uid: InstanceUid): Promise<readonly IssuedCertificate[]>;
   /** Marks the id's binding (made if there is none) and all its certificates revoked. */

@@ -1,7 +1,8 @@
 // The credential store when persistence is off: two maps in this process. Everything in it is lost at
 // a restart (docs/security.md "What persistence off forgets"): every id may be claimed afresh by the
 // first credential that presents it, a revoked id is admitted again, and a certificate the agent CA
-// issued before is still accepted for its id until it expires (its signature is the proof).
+// issued before is refused (certificate_unrecorded: the bounds of its enrolling credential are lost
+// with its record), so its agent enrolls again with its token.
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentCredential } from './agentCredential.ts';
@@ -12,6 +13,7 @@ import type {
   IssuedCertificate,
   RevokeOutcome,
 } from './credentialStore.ts';
+import { noBounds } from './credentialStore.ts';
 import { decideBind } from './decideBind.ts';
 
 export function createMemoryCredentialStore(): CredentialStore {
@@ -21,9 +23,11 @@ export function createMemoryCredentialStore(): CredentialStore {
 
   function bindNow(uid: InstanceUid, credential: AgentCredential, at: number): BindOutcome {
     const existing = bindings.get(uid);
-    const serial = credential.serial === undefined ? undefined : certificates.get(credential.serial);
-    const decision = decideBind(existing, credential, serial?.uid === uid ? serial.revokedAt : null);
+    const certificate = credential.serial === undefined ? undefined : certificates.get(credential.serial);
+    const decision = decideBind({ uid, credential, existing, certificate });
     if (decision.action === 'refuse') return decision.outcome;
+    // Never asked without a credential (the contract); an open id is not recorded.
+    if (decision.action === 'open') throw new Error('bind without a credential');
     const boundAt = decision.action === 'same' && existing ? existing.boundAt : at;
     const binding: Binding = { uid, credential, boundAt, revokedAt: null, revokedBy: null };
     bindings.set(uid, binding);
@@ -60,7 +64,12 @@ export function createMemoryCredentialStore(): CredentialStore {
     bind: (uid, credential, at) => Promise.resolve(bindNow(uid, credential, at)),
     binding: (uid) => Promise.resolve(bindings.get(uid)),
     recordIssued(certificate) {
-      certificates.set(certificate.serial, { ...certificate, revokedAt: null });
+      certificates.set(certificate.serial, {
+        issuedTo: null,
+        bounds: noBounds,
+        ...certificate,
+        revokedAt: null,
+      });
       const serials = byUid.get(certificate.uid) ?? new Set<string>();
       byUid.set(certificate.uid, serials.add(certificate.serial));
       return Promise.resolve();

@@ -12,6 +12,12 @@ export interface CertificateView {
   readonly issued_at: string | null;
   readonly issued_by: string;
   readonly revoked_at: string | null;
+  /** The credential it was issued to (`kind:name`), the only holder that may move to it; null when unknown. */
+  readonly issued_to: string | null;
+  /** The enrolling token's selector it carries (issue 29); null: none. */
+  readonly selector: string | null;
+  /** Whether it may declare a gateway. */
+  readonly gateway: boolean;
 }
 
 export interface CredentialView {
@@ -35,6 +41,9 @@ const certificateView = (c: IssuedCertificate): CertificateView => ({
   issued_at: rfc3339FromMs(c.issuedAt),
   issued_by: c.issuedBy,
   revoked_at: rfc3339FromMs(c.revokedAt),
+  issued_to: c.issuedTo === null ? null : `${c.issuedTo.kind}:${c.issuedTo.name}`,
+  selector: c.bounds.selector,
+  gateway: c.bounds.gateway,
 });
 
 /** Null when the id has no binding and no certificate: it never presented a credential. */

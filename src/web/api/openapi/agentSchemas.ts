@@ -158,6 +158,11 @@ export const agentSchemas: Record<string, Schema> = {
         issued_at: nullable(time),
         issued_by: str(),
         revoked_at: nullable(time),
+        issued_to: nullable(
+          str('The credential it was issued to (kind:name): the only holder that may move to it'),
+        ),
+        selector: nullable(str('The enrolling token’s selector, applied to its connections')),
+        gateway: bool,
       }),
     ),
   }),
