@@ -48,7 +48,7 @@ describe('configuration', () => {
     expect(c.opamp).to.deep.equal({
       max_message_bytes: 16 * 1024 * 1024,
       max_connections: 50_000,
-      max_unauthenticated_message_bytes: 64 * 1024,
+      max_unauthenticated_message_bytes: 1024 * 1024,
       unauthenticated_body_timeout: 5000,
     });
     expect(c.database).to.include({ host: '', port: 5432, sslmode: 'disable', pool_max: 10 });

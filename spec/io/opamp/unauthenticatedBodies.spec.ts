@@ -40,7 +40,11 @@ function partialPost(app: App, declared: number, sent: number, headers = ''): Pr
 describe('plain-HTTP OpAMP bodies without a credential', () => {
   let app: App;
   before(async () => {
-    app = await startApp({ config: { opamp: { unauthenticated_body_timeout: '300ms' } } });
+    app = await startApp({
+      config: {
+        opamp: { unauthenticated_body_timeout: '300ms', max_unauthenticated_message_bytes: '64KiB' },
+      },
+    });
   });
   after(async () => {
     await app.stop();
@@ -53,6 +57,17 @@ describe('plain-HTTP OpAMP bodies without a credential', () => {
     const over = await postHttp(app.urls.opamp, withConfig(newUid(), 65 * kib));
     expect(over.status).to.equal(413);
     expect(over.text).to.include('without a credential');
+  });
+
+  it('serves a 200 KiB first report without a credential on the defaults, a large effective config as real agents send', async () => {
+    const defaults = await startApp();
+    try {
+      const uid = newUid();
+      expect((await postHttp(defaults.urls.opamp, withConfig(uid, 200 * kib))).status).to.equal(200);
+      expect(defaults.registry.get(uid as InstanceUid)).to.not.equal(undefined);
+    } finally {
+      await defaults.stop();
+    }
   });
 
   it('answers 32 declared 15 MiB bodies with 413 at once and closes each connection without holding the body', async () => {

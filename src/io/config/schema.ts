@@ -159,7 +159,7 @@ export const configSchema = Joi.object({
     max_message_bytes: byteSize(16 * 1024 * 1024),
     max_connections: Joi.number().integer().min(1).default(50_000),
     // A plain-HTTP request with no credential: its body's bound, and how long it may take to arrive.
-    max_unauthenticated_message_bytes: byteSize(64 * 1024),
+    max_unauthenticated_message_bytes: byteSize(1024 * 1024),
     unauthenticated_body_timeout: duration('5s'),
   }).default(),
   agents: agentsSchema(duration, byteSize).keys({
