@@ -180,6 +180,9 @@ export function createApp(config: Config, deps: AppDeps): App {
     onError: (error) => logger.error({ err: error }, 'opamp request failed'),
     maxConnections: config.opamp.max_connections,
     idleTimeoutMs: thresholds.evictAfterMs,
+    // Liveness follows the transport (docs/protocol.md "Liveness"): held sockets are pinged.
+    pingAfterMs: config.fleet.heartbeat_interval,
+    holdsAgent: (connection) => core.owners.countOf(connection) > 0,
     scheduler,
     admit: identity.admit,
     onRefused: protocol.refused,
@@ -300,7 +303,13 @@ export function createApp(config: Config, deps: AppDeps): App {
     opamp.startDraining();
     logger.info({ drainDelayMs: config.shutdown.drain_delay }, 'draining');
     await new Promise((resolve) => setTimeout(resolve, config.shutdown.drain_delay));
-    opamp.ws.closeAll(1001, 'server shutting down');
+    // Bounded by configuration, not by peers: what has not closed within close_timeout is cut.
+    const closeTimeoutMs = config.shutdown.close_timeout;
+    const cut = await opamp.ws.closeAll(1001, 'server shutting down', closeTimeoutMs);
+    if (cut > 0) {
+      serverTelemetry.shutdownCut(cut);
+      logger.warn({ sockets: cut, closeTimeoutMs }, 'terminated sockets that did not answer the close frame');
+    }
     await metrics.stop();
     await listeners.close();
     await recorder?.close();

@@ -34,6 +34,7 @@ import {
 import { mountPprof } from './pprof/pprofRoutes.ts';
 import { createProfiler, type Profiler } from './pprof/profiler.ts';
 import { registerServerMetrics, type ObserveRequest, type ProtocolCounters } from './serverMetrics.ts';
+import { registerShutdownMetrics, type CountShutdownCut } from './shutdownMetrics.ts';
 import { registerUiRefusalMetrics, type CountUiRefusal } from './uiRefusalMetrics.ts';
 import { createTelemetryApp } from './telemetryApp.ts';
 
@@ -89,6 +90,8 @@ export interface ServerTelemetry {
   readonly protocol: ProtocolCounters;
   readonly observeRequest: ObserveRequest;
   readonly uiRefused: CountUiRefusal;
+  /** WebSockets cut at shutdown (shutdownMetrics.ts). */
+  readonly shutdownCut: CountShutdownCut;
 }
 
 /**
@@ -105,7 +108,13 @@ export function createServerTelemetry(
     build: deps.build,
     logger: deps.logger,
   });
-  return { server, protocol, observeRequest, uiRefused: registerUiRefusalMetrics(server) };
+  return {
+    server,
+    protocol,
+    observeRequest,
+    uiRefused: registerUiRefusalMetrics(server),
+    shutdownCut: registerShutdownMetrics(server),
+  };
 }
 
 export function createTelemetry(deps: TelemetryDeps, serverTelemetry: ServerTelemetry): Telemetry {

@@ -39,12 +39,18 @@ describe('agent lifecycle over loopback (virtual time)', () => {
     await reconnected;
     expect(app.registry.get(uid)).to.include({ connected: true, firstSeen });
 
-    clock.advance(1500);
-    expect(app.registry.get(uid)?.connected).to.equal(true);
-    clock.advance(2000);
+    // The clock jumps past the ping and its pong wait at once: the socket answered nothing, it is cut,
+    // and the agent is evicted once the threshold has passed since that disconnect.
+    const cut = nextEvent(app.bus, 'AgentDisconnected', (e) => e.data.uid === uid);
+    clock.advance(1700);
+    expect((await cut).data.reason).to.equal('connection_closed');
+    const cutAt = app.registry.get(uid)!.connectionChangedAt;
+    clock.advance(cutAt + 3000 - clock.now());
+    expect(app.registry.get(uid)?.connected).to.equal(false);
+    clock.advance(1000);
     expect(app.registry.get(uid)).to.equal(undefined);
 
-    // The silent socket is closed too (idle longer than the eviction threshold); the agent comes back on a new one.
+    // The agent comes back on a new socket.
     await second.close();
     const third = await WsAgent.open(app.urls.opamp);
     const back = await third.send(agentMessage(uid, { sequenceNum: 2 }));

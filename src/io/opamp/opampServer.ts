@@ -15,7 +15,7 @@ import {
   type AdmissionRefusal,
   type AdmissionResult,
 } from './admission.ts';
-import { createConnectionIds } from './connection.ts';
+import { createConnectionIds, type OpampConnection } from './connection.ts';
 import type { Enrollment } from './enrollment.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createHttpTransport, protobufContentType } from './httpTransport.ts';
@@ -63,8 +63,11 @@ export function createOpampServer(
     onError: (error: unknown) => void;
     /** opamp.max_connections; unlimited when absent. */
     maxConnections?: number;
-    /** WebSockets silent for longer than this are closed (the eviction threshold); never when absent. */
+    /** WebSockets holding no agent and silent for longer than this are closed; never when absent. */
     idleTimeoutMs?: number;
+    /** WebSockets holding an agent are pinged when quiet this long (wsTransport.ts). */
+    pingAfterMs?: number;
+    holdsAgent?: (connection: OpampConnection) => boolean;
     scheduler?: SchedulerLike;
     /** Agents' enrollment tokens; every request is let in when absent (and no `admit`). */
     enrollment?: Enrollment;

@@ -1,8 +1,11 @@
 // WebSocket transport: binary frames with the varint header, one handler call per frame, in order.
 // Text frames and undecodable frames are counted as message errors and skipped; the connection stays
 // open. A message larger than opamp.max_message_bytes closes the connection with 1009 (ws's
-// maxPayload stops reading it; a header-less frame is checked after unframing). A socket that sends
-// no message for longer than the idle timeout (the eviction threshold) is closed with 1000.
+// maxPayload stops reading it; a header-less frame is checked after unframing). Liveness (idleSweep.ts):
+// a socket that holds an agent is pinged when quiet for a heartbeat interval and terminated when it
+// answers nothing; one that holds none is closed with 1000 after the idle timeout without a message.
+// At shutdown every socket gets the close frame, and one that has not closed within the close timeout
+// is terminated (closeAll): peers cannot hold the process.
 // Replies to the frames of one socket read leave in one write: the socket is corked at the first
 // reply and uncorked once the read's frames are handled (process.nextTick: ws handles every frame of
 // a read before it returns), so an agent that keeps several messages in flight costs one syscall per
@@ -20,7 +23,7 @@ import { admissionOf } from './admission.ts';
 import { Connection, type Admission, type ConnectionIds, type OpampConnection } from './connection.ts';
 import { frameHeaderBytes, unframe } from './framing.ts';
 import type { HandleResult, OpampHandler, PendingResult, ProtocolObserver } from './handler.ts';
-import { createIdleSweep, type IdleMark } from './idleSweep.ts';
+import { createIdleSweep, type IdleMark, type Verdict } from './idleSweep.ts';
 import { peerOf } from './peer.ts';
 
 export interface WsTransport {
@@ -28,7 +31,11 @@ export interface WsTransport {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Open sockets (shutdown closes them with 1001 going away). */
   readonly sockets: ReadonlySet<WebSocket>;
-  closeAll(code: number, reason: string): void;
+  /**
+   * Sends every open socket the close frame; those whose close has not completed within `timeoutMs`
+   * are terminated. Resolves, once every socket is closed, with how many were terminated.
+   */
+  closeAll(code: number, reason: string, timeoutMs: number): Promise<number>;
 }
 
 /**
@@ -58,7 +65,10 @@ class WsConnection extends Connection implements IdleMark {
   readonly socket: Duplex;
   /** For the idle sweep (idleSweep.ts). */
   spoke = false;
+  ponged = false;
   heardAt = 0;
+  aliveAt = 0;
+  pingedAt: number | undefined = undefined;
   /** Messages that arrived while an earlier one waits for the handler's promise; undefined when none waits. */
   waiting: Uint8Array[] | undefined = undefined;
 
@@ -104,7 +114,12 @@ export function createWsTransport(
     /** The listener's connection ids (shared with its HTTP transport). */
     connectionIds: ConnectionIds;
     onConnection?: (ws: WebSocket, c: OpampConnection) => void;
+    /** Sockets holding no agent and silent for longer than this are closed; no sweep when absent. */
     idleTimeoutMs?: number;
+    /** Sockets holding an agent and quiet for this long are pinged (fleet.heartbeat_interval). */
+    pingAfterMs?: number;
+    /** Whether a connection holds an agent now; none is taken to when absent. */
+    holdsAgent?: (c: OpampConnection) => boolean;
     scheduler?: SchedulerLike;
   },
 ): WsTransport {
@@ -121,13 +136,29 @@ export function createWsTransport(
   const clock = options.idleTimeoutMs !== undefined ? options.scheduler : undefined;
   const idle =
     options.idleTimeoutMs !== undefined && clock !== undefined
-      ? createIdleSweep(clock, options.idleTimeoutMs, {
-          sockets,
-          markOf: (ws) => (ws as Served)[connectionOf],
-          isOpen: (ws) => ws.readyState === ws.OPEN,
-          close: (ws) => ws.close(1000, 'idle for longer than the eviction threshold'),
-        })
+      ? createIdleSweep(
+          clock,
+          { idleTimeoutMs: options.idleTimeoutMs, pingAfterMs: options.pingAfterMs },
+          {
+            sockets,
+            markOf: (ws) => (ws as Served)[connectionOf],
+            holdsAgent: (ws) => options.holdsAgent?.((ws as Served)[connectionOf]) ?? false,
+            isOpen: (ws) => ws.readyState === ws.OPEN,
+            act,
+          },
+        )
       : undefined;
+
+  function act(ws: WebSocket, verdict: Exclude<Verdict, 'keep'>): void {
+    if (verdict === 'ping') ws.ping();
+    else if (verdict === 'close_idle') ws.close(1000, 'idle for longer than the eviction threshold');
+    // No pong: the peer is gone, and a close frame would wait for an answer that never comes.
+    else ws.terminate();
+  }
+
+  function onPong(this: WebSocket): void {
+    (this as Served)[connectionOf].ponged = true;
+  }
 
   // One set of listeners for every socket (ws calls them with the WebSocket as `this`), which finds
   // its connection on the WebSocket: no closures per connection.
@@ -219,9 +250,10 @@ export function createWsTransport(
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);
-    if (clock !== undefined) connection.heardAt = clock.now();
+    if (clock !== undefined) connection.heardAt = connection.aliveAt = clock.now();
     idle?.opened();
     ws.on('message', onMessage);
+    ws.on('pong', onPong);
     ws.on('error', onError);
     ws.on('close', onClose);
   }
@@ -231,8 +263,35 @@ export function createWsTransport(
       wss.handleUpgrade(req, socket, head, (ws) => serve(ws, req, socket));
     },
     sockets,
-    closeAll(code, reason) {
-      for (const ws of sockets) ws.close(code, reason);
-    },
+    closeAll: (code, reason, timeoutMs) => closeAll(sockets, code, reason, timeoutMs),
   };
+}
+
+/** WsTransport.closeAll: the close frame to all, then terminate what has not closed in time. */
+async function closeAll(
+  sockets: ReadonlySet<WebSocket>,
+  code: number,
+  reason: string,
+  timeoutMs: number,
+): Promise<number> {
+  const open = [...sockets];
+  const closed = Promise.all(
+    open.map(
+      (ws) =>
+        new Promise<void>((resolve) => (sockets.has(ws) ? ws.once('close', () => resolve()) : resolve())),
+    ),
+  );
+  for (const ws of open) ws.close(code, reason);
+  let timer: NodeJS.Timeout | undefined;
+  const late = await Promise.race([
+    closed.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  if (!late) return 0;
+  const cut = open.filter((ws) => sockets.has(ws));
+  for (const ws of cut) ws.terminate();
+  // Terminating destroys the socket: its close (and the handler's disconnects) follow at once.
+  await closed;
+  return cut.length;
 }
