@@ -303,15 +303,17 @@ export function createApp(config: Config, deps: AppDeps): App {
     opamp.startDraining();
     logger.info({ drainDelayMs: config.shutdown.drain_delay }, 'draining');
     await new Promise((resolve) => setTimeout(resolve, config.shutdown.drain_delay));
-    // Bounded by configuration, not by peers: what has not closed within close_timeout is cut.
+    // Bounded by configuration, not by peers: what has not closed within close_timeout is cut, the
+    // WebSockets that did not answer the close frame and the HTTP requests still in flight.
     const closeTimeoutMs = config.shutdown.close_timeout;
+    const cutAt = Date.now() + closeTimeoutMs;
     const cut = await opamp.ws.closeAll(1001, 'server shutting down', closeTimeoutMs);
     if (cut > 0) {
       serverTelemetry.shutdownCut(cut);
       logger.warn({ sockets: cut, closeTimeoutMs }, 'terminated sockets that did not answer the close frame');
     }
     await metrics.stop();
-    await listeners.close();
+    await listeners.close(Math.max(0, cutAt - Date.now()));
     await recorder?.close();
     configDirectory?.stop();
     history.stop();
