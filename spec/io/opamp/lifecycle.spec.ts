@@ -74,6 +74,31 @@ describe('agent lifecycle over loopback (virtual time)', () => {
     await ws.close();
   });
 
+  it('counts a repeated goodbye once: the second changes nothing, on either transport', async () => {
+    const counter = async (name: string) =>
+      (await app.telemetry.fleet.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
+    const counts = async () => [
+      await counter('svc_agent_connects_total'),
+      await counter('svc_agent_disconnects_total'),
+    ];
+    const wsUid = newUid() as InstanceUid;
+    const ws = await WsAgent.open(app.urls.opamp);
+    await ws.send(agentMessage(wsUid, { agentDescription: description({ a: 'b' }) }));
+    await ws.send(agentMessage(wsUid, { sequenceNum: 1, agentDisconnect: {} }));
+    const httpUid = newUid() as InstanceUid;
+    await postHttp(app.urls.opamp, agentMessage(httpUid, { agentDescription: description({ a: 'b' }) }));
+    await postHttp(app.urls.opamp, agentMessage(httpUid, { sequenceNum: 1, agentDisconnect: {} }));
+    expect(await counts()).to.deep.equal([2, 2]);
+    const before = { ws: app.registry.get(wsUid), http: app.registry.get(httpUid) };
+
+    clock.advance(100);
+    await ws.send(agentMessage(wsUid, { sequenceNum: 2, agentDisconnect: {} }));
+    await postHttp(app.urls.opamp, agentMessage(httpUid, { sequenceNum: 2, agentDisconnect: {} }));
+    expect(await counts()).to.deep.equal([2, 2]);
+    expect({ ws: app.registry.get(wsUid), http: app.registry.get(httpUid) }).to.deep.equal(before);
+    await ws.close();
+  });
+
   it('keeps an HTTP poller connected between polls within the threshold', async () => {
     const uid = newUid() as InstanceUid;
     const flips: string[] = [];
