@@ -127,6 +127,13 @@ describe('liveness sweep', () => {
     expect(kinds(sweep([gone], closedAt + 90_001, t))).to.deep.equal([`AgentEvicted:${uid(1)}`]);
   });
 
+  it('judges a WebSocket agent by its messages when no socket here holds it', () => {
+    const unheld = { ...stateAt(0), session: session(1, { transport: 'ws' }) };
+    const heldHere = () => false;
+    expect(kinds(sweep([unheld], 45_001, t, { heldHere }))).to.deep.equal([`AgentDisconnected:${uid(1)}`]);
+    expect(sweep([unheld], 45_001, t, { heldHere: () => true })).to.deep.equal([]);
+  });
+
   it('keeps the message rule for an agent behind a gateway: the socket answers for the gateway', () => {
     const behind = { ...stateAt(0), session: session(1, { transport: 'ws', viaGateway: true }) };
     expect(kinds(sweep([behind], 45_001, t))).to.deep.equal([`AgentDisconnected:${uid(1)}`]);

@@ -43,11 +43,21 @@ export const isHeldBySocket = (agent: AgentState): boolean =>
  * the agents come in the order of their last message, oldest first (Registry.bySilence), and the
  * sweep stops at the first one within both thresholds: every later one is too.
  */
+export interface SweepOptions {
+  readonly longestSilentFirst?: boolean;
+  /**
+   * Whether an open WebSocket here holds the agent now (the adapter's connection owners). A connected
+   * agent whose session says WebSocket but that no socket holds is judged by its messages, so it can
+   * never stay connected for want of a socket to close. Without it, the session is believed.
+   */
+  readonly heldHere?: (agent: AgentState) => boolean;
+}
+
 export function sweep(
   agents: Iterable<AgentState>,
   now: number,
   t: LivenessThresholds,
-  options: { readonly longestSilentFirst?: boolean } = {},
+  options: SweepOptions = {},
 ): AgentEvent[] {
   const events: AgentEvent[] = [];
   for (const agent of agents) {
@@ -57,13 +67,14 @@ export function sweep(
       continue;
     }
     const { uid } = agent;
-    if (isHeldBySocket(agent)) {
+    if (isHeldBySocket(agent) && !agent.connected) {
       // Its eviction clock may start after its last message (at its disconnect): past it, the
       // sweep goes on rather than stop, as the silence order is by last message.
-      if (!agent.connected && now - Math.max(agent.lastSeen, agent.connectionChangedAt) > t.evictAfterMs)
+      if (now - Math.max(agent.lastSeen, agent.connectionChangedAt) > t.evictAfterMs)
         events.push({ type: 'AgentEvicted', at: now, data: { uid, lastSeen: agent.lastSeen } });
       continue;
     }
+    if (isHeldBySocket(agent) && (options.heldHere?.(agent) ?? true)) continue;
     if (agent.connected) {
       events.push({ type: 'AgentDisconnected', at: now, data: { uid, reason: 'heartbeat_missed' } });
     }
