@@ -25,6 +25,7 @@ import { frameHeaderBytes, unframe } from './framing.ts';
 import type { HandleResult, OpampHandler, PendingResult, ProtocolObserver } from './handler.ts';
 import { createIdleSweep, type IdleMark, type Verdict } from './idleSweep.ts';
 import { peerOf } from './peer.ts';
+import { closeWithin } from './wsShutdown.ts';
 
 export interface WsTransport {
   /** The request's admission (admission.ts) travels on it to the connection. */
@@ -132,6 +133,8 @@ export function createWsTransport(
     clientTracking: false,
   });
   const sockets = new Set<WebSocket>();
+  /** Set by closeAll: no socket is upgraded any more. */
+  let closing = false;
   /** The clock of the idle sweep; undefined when there is none. */
   const clock = options.idleTimeoutMs !== undefined ? options.scheduler : undefined;
   const idle =
@@ -260,38 +263,15 @@ export function createWsTransport(
 
   return {
     upgrade(req, socket, head) {
+      // An upgrade admitted while shutdown began (its credential was being checked) is not served:
+      // closeAll would not see it, and nothing would bound its close.
+      if (closing) return void socket.destroy();
       wss.handleUpgrade(req, socket, head, (ws) => serve(ws, req, socket));
     },
     sockets,
-    closeAll: (code, reason, timeoutMs) => closeAll(sockets, code, reason, timeoutMs),
+    closeAll: (code, reason, timeoutMs) => {
+      closing = true;
+      return closeWithin(sockets, code, reason, timeoutMs);
+    },
   };
-}
-
-/** WsTransport.closeAll: the close frame to all, then terminate what has not closed in time. */
-async function closeAll(
-  sockets: ReadonlySet<WebSocket>,
-  code: number,
-  reason: string,
-  timeoutMs: number,
-): Promise<number> {
-  const open = [...sockets];
-  const closed = Promise.all(
-    open.map(
-      (ws) =>
-        new Promise<void>((resolve) => (sockets.has(ws) ? ws.once('close', () => resolve()) : resolve())),
-    ),
-  );
-  for (const ws of open) ws.close(code, reason);
-  let timer: NodeJS.Timeout | undefined;
-  const late = await Promise.race([
-    closed.then(() => false),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
-  ]);
-  clearTimeout(timer);
-  if (!late) return 0;
-  const cut = open.filter((ws) => sockets.has(ws));
-  for (const ws of cut) ws.terminate();
-  // Terminating destroys the socket: its close (and the handler's disconnects) follow at once.
-  await closed;
-  return cut.length;
 }
