@@ -21,7 +21,8 @@ describe('probes and graceful shutdown', () => {
   });
 
   it('drains: not ready at once, new OpAMP connections get 503, open sockets get a going-away close', async () => {
-    const app = await startApp({ config: { shutdown: { drain_delay: '300ms' } } });
+    // Long enough for the refused requests below on a loaded machine: after it the listener closes.
+    const app = await startApp({ config: { shutdown: { drain_delay: '1s' } } });
     const agent = await WsAgent.open(app.urls.opamp);
     await agent.send(agentMessage(newUid()));
     const closed = new Promise<number>((resolve) => agent.socket.once('close', (code) => resolve(code)));
