@@ -17,6 +17,7 @@ import type { Logger } from './io/logger.ts';
 import { strictPolicy } from './io/opamp/connectionOwners.ts';
 import { createRefusalLog } from './io/opamp/refusalLog.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
+import { socketAliveAt } from './io/opamp/wsTransport.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
 import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
@@ -30,7 +31,7 @@ import { createHistorySampler } from './projections/history/historySampler.ts';
 import { createAgentRevoker } from './projections/identity/agentRevoker.ts';
 import type { CredentialStore } from './projections/identity/credentialStore.ts';
 import { createMemoryCredentialStore } from './projections/identity/memoryCredentialStore.ts';
-import type { LivenessThresholds } from './projections/liveness/sweep.ts';
+import { isHeldBySocket, type LivenessThresholds } from './projections/liveness/sweep.ts';
 import type { Registry } from './projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from './projections/remoteConfig/configCatalog.ts';
 import { configStateOf } from './projections/remoteConfig/configState.ts';
@@ -200,6 +201,11 @@ export function createApp(config: Config, deps: AppDeps): App {
       events$: bus.events$,
       publish,
       disconnectAfterMs: thresholds.disconnectAfterMs,
+      // A quiet agent on a WebSocket here is alive while the socket answers pings (docs/protocol.md
+      // "Liveness"); its session row carries that to the siblings. Not behind a gateway: the
+      // gateway's socket answers for the gateway, not for each agent.
+      socketAlive: (agent) =>
+        isHeldBySocket(agent) ? socketAliveAt(core.owners.holderOf(agent.uid)) : undefined,
       metrics: (gauges) => metrics.persistenceMetrics(gauges),
       remoteConfigs: config.remote_config.dir === '',
       replica: `${hostname()}:${process.pid}`,

@@ -99,6 +99,15 @@ class WsConnection extends Connection implements IdleMark {
   }
 }
 
+/**
+ * When the WebSocket of a connection last answered (a message or a pong, as the idle sweep noted it),
+ * or undefined for a connection that is not one of this transport's sockets. Persistence writes it as
+ * the agent's alive time, so siblings keep a quiet agent connected while its socket here answers.
+ */
+export function socketAliveAt(connection: OpampConnection | undefined): number | undefined {
+  return connection instanceof WsConnection ? connection.aliveAt : undefined;
+}
+
 const connectionOf = Symbol('opamp connection');
 type Served = WebSocket & { [connectionOf]: WsConnection };
 
