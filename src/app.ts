@@ -18,6 +18,7 @@ import type { Logger } from './io/logger.ts';
 import { strictPolicy } from './io/opamp/connectionOwners.ts';
 import { createRefusalLog } from './io/opamp/refusalLog.ts';
 import { createOpampServer } from './io/opamp/opampServer.ts';
+import { socketAliveAt } from './io/opamp/wsTransport.ts';
 import { createRecorder, type Recorder } from './io/recorder/recorder.ts';
 import { recordingHeaderOf } from './io/recorder/recordingHeader.ts';
 import { createConfigDirectory } from './io/remoteConfig/configDirectory.ts';
@@ -32,7 +33,7 @@ import { createHistorySampler } from './projections/history/historySampler.ts';
 import { createAgentRevoker } from './projections/identity/agentRevoker.ts';
 import type { CredentialStore } from './projections/identity/credentialStore.ts';
 import { createMemoryCredentialStore } from './projections/identity/memoryCredentialStore.ts';
-import type { LivenessThresholds } from './projections/liveness/sweep.ts';
+import { isHeldBySocket, type LivenessThresholds } from './projections/liveness/sweep.ts';
 import type { Registry } from './projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from './projections/remoteConfig/configCatalog.ts';
 import { configStateOf } from './projections/remoteConfig/configState.ts';
@@ -204,6 +205,9 @@ export function createApp(config: Config, deps: AppDeps): App {
       timeoutMs: config.opamp.unauthenticated_body_timeout,
     },
     idleTimeoutMs: thresholds.evictAfterMs,
+    // Liveness follows the transport (docs/protocol.md "Liveness"): held sockets are pinged.
+    pingAfterMs: config.fleet.heartbeat_interval,
+    holdsAgent: (connection) => core.owners.countOf(connection) > 0,
     scheduler,
     admit: identity.admit,
     onRefused: protocol.refused,
@@ -221,6 +225,11 @@ export function createApp(config: Config, deps: AppDeps): App {
       events$: bus.events$,
       publish,
       disconnectAfterMs: thresholds.disconnectAfterMs,
+      // A quiet agent on a WebSocket here is alive while the socket answers pings (docs/protocol.md
+      // "Liveness"); its session row carries that to the siblings. Not behind a gateway: the
+      // gateway's socket answers for the gateway, not for each agent.
+      socketAlive: (agent) =>
+        isHeldBySocket(agent) ? socketAliveAt(core.owners.holderOf(agent.uid)) : undefined,
       metrics: (gauges) => metrics.persistenceMetrics(gauges),
       remoteConfigs: config.remote_config.dir === '',
       replica: `${hostname()}:${process.pid}`,
@@ -332,9 +341,17 @@ export function createApp(config: Config, deps: AppDeps): App {
     opamp.startDraining();
     logger.info({ drainDelayMs: config.shutdown.drain_delay }, 'draining');
     await new Promise((resolve) => setTimeout(resolve, config.shutdown.drain_delay));
-    opamp.ws.closeAll(1001, 'server shutting down');
+    // Bounded by configuration, not by peers: what has not closed within close_timeout is cut, the
+    // WebSockets that did not answer the close frame and the HTTP requests still in flight.
+    const closeTimeoutMs = config.shutdown.close_timeout;
+    const cutAt = Date.now() + closeTimeoutMs;
+    const cut = await opamp.ws.closeAll(1001, 'server shutting down', closeTimeoutMs);
+    if (cut > 0) {
+      serverTelemetry.shutdownCut(cut);
+      logger.warn({ sockets: cut, closeTimeoutMs }, 'terminated sockets that did not answer the close frame');
+    }
     await metrics.stop();
-    await listeners.close();
+    await listeners.close(Math.max(0, cutAt - Date.now()));
     await recorder?.close();
     configDirectory?.stop();
     history.stop();

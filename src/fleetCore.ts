@@ -167,6 +167,7 @@ export function createFleetCore(options: FleetCoreOptions): FleetCore {
         scheduler,
         onError,
         onGone: (uid) => owners.releaseAgent(uid),
+        heldHere: (uid) => owners.holderOf(uid)?.transport === 'ws',
       });
     },
     stop() {

@@ -47,7 +47,8 @@ export interface Listeners {
     onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
     guard?: ConnectionGuard,
   ): Promise<void>;
-  close(): Promise<void>;
+  /** Closes every listener; HTTP requests still in flight after `cutAfterMs` are cut. */
+  close(cutAfterMs?: number): Promise<void>;
 }
 
 export function createListeners(
@@ -91,8 +92,8 @@ export function createListeners(
       servers.push(await listen(server, addresses[listener]));
       urls[listener] = baseUrl(server, material ? 'https' : 'http');
     },
-    async close() {
-      await Promise.all(servers.map((s) => closeServer(s)));
+    async close(cutAfterMs) {
+      await Promise.all(servers.map((s) => closeServer(s, cutAfterMs)));
     },
   };
 }

@@ -210,10 +210,14 @@ describe('fleet metrics (/metrics/fleet)', () => {
 
   it('counts evictions after the missed check-in threshold and drops the evicted agents series', async () => {
     advance(31_000);
+    // A's socket could not answer its ping while the clock jumped: it is cut, which disconnects A,
+    // and A is evicted once the threshold has passed since then.
+    await until(() => app.registry.get(a as InstanceUid)?.connected === false);
+    advance(31_000);
     const m: Exposition = await fleet();
     expect(m.value('svc_agents_evicted_total')).to.equal(4);
     expect(m.value('svc_agents_evicted_total')).to.equal(seen.get('AgentEvicted'));
-    // A (ws) and B (http) were still connected: the sweep disconnects them before evicting them.
+    // A (ws, cut) and B (http, by the sweep) were disconnected before their eviction.
     expect(m.value('svc_agent_disconnects_total')).to.equal(4);
     expect(m.value('svc_fleet_size')).to.equal(0);
     expect(m.samples('svc_agent_health')).to.deep.equal([]);

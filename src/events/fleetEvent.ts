@@ -100,7 +100,12 @@ export type AgentComplianceChanged = Fact<
   }
 >;
 
-export type FullStateReason = 'no_description' | 'sequence_gap';
+/**
+ * Why a reply asks for the full state: no description yet; an agent this registry did not know (new,
+ * evicted, or known only before a restart) whose message omits a promised part; or a known agent's
+ * sequence gap with such an omission.
+ */
+export type FullStateReason = 'no_description' | 'unknown_agent' | 'sequence_gap';
 export type AgentFullStateRequested = Fact<
   'AgentFullStateRequested',
   { uid: InstanceUid; reason: FullStateReason }

@@ -82,9 +82,19 @@ export function baseUrl(server: Server, scheme = 'http'): string {
   return `${scheme}://${host}:${a.port}`;
 }
 
-export function closeServer(server: Server): Promise<void> {
+/**
+ * Stops accepting and resolves once every connection has ended. With `cutAfterMs`, requests still
+ * in flight then are cut (shutdown is bounded by configuration, not by clients); upgraded sockets are
+ * their transport's to close.
+ */
+export function closeServer(server: Server, cutAfterMs?: number): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    const cut =
+      cutAfterMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), cutAfterMs);
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

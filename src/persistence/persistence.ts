@@ -31,7 +31,7 @@ import { runMigrations } from './database/migrate.ts';
 import { createMirrorSync } from './agents/mirrorSync.ts';
 import { createPgStoreReader } from './agents/pgStoreReader.ts';
 import { createPools, splitPool, type Pools } from './database/pools.ts';
-import { createSessionLedger, keepaliveMs } from './agents/sessionLedger.ts';
+import { createSessionLedger, keepaliveMs, type SocketAlive } from './agents/sessionLedger.ts';
 import { createSessionRefresher, sessionPassMs, type SessionRefresher } from './agents/sessionRefresher.ts';
 import type { AgentStoreReader } from './agents/storeReader.ts';
 import { defaultWritePolicy, writeOps, type WriteOp, type WritePolicy } from './database/writeOp.ts';
@@ -84,6 +84,11 @@ export interface PersistenceDeps {
   /** The bus: where the store's own facts (AgentsSoftDeleted) are published. */
   readonly publish: (event: FleetEvent) => void;
   readonly disconnectAfterMs: number;
+  /**
+   * When the WebSocket here that holds a connected agent last answered (a message or a pong), or
+   * undefined when none holds it: written as the session's alive time (sessionLedger.ts).
+   */
+  readonly socketAlive?: SocketAlive;
   readonly metrics: PersistenceMetricsFactory;
   /** Whether remote configs live in the database (false when remote_config.dir is the source). */
   readonly remoteConfigs: boolean;
@@ -133,7 +138,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     observe: (op, seconds) => metrics.observeWrite(op, seconds),
     concurrency: writeConcurrency(splitPool(config.database.pool_max).write),
   });
-  const ledger = createSessionLedger(keepaliveMs(deps.disconnectAfterMs, sessionPassMs));
+  const ledger = createSessionLedger(keepaliveMs(deps.disconnectAfterMs, sessionPassMs), deps.socketAlive);
   const changes = createChangeTracker(deps.events$, { scheduler });
   const flusher = createFlusher({
     windows$: changes.windows$,

@@ -34,6 +34,7 @@ import {
 import { mountPprof } from './pprof/pprofRoutes.ts';
 import { createProfiler, type Profiler } from './pprof/profiler.ts';
 import { registerServerMetrics, type ObserveRequest, type ProtocolCounters } from './serverMetrics.ts';
+import { registerShutdownMetrics, type CountShutdownCut } from './shutdownMetrics.ts';
 import {
   registerLogSuppressedMetric,
   registerTelemetryRefusalMetrics,
@@ -98,6 +99,8 @@ export interface ServerTelemetry {
   readonly telemetryRefused: CountUiRefusal;
   /** svc_log_lines_suppressed_total. */
   readonly logSuppressed: () => void;
+  /** WebSockets cut at shutdown (shutdownMetrics.ts). */
+  readonly shutdownCut: CountShutdownCut;
 }
 
 /**
@@ -121,6 +124,7 @@ export function createServerTelemetry(
     uiRefused: registerUiRefusalMetrics(server),
     telemetryRefused: registerTelemetryRefusalMetrics(server),
     logSuppressed: registerLogSuppressedMetric(server),
+    shutdownCut: registerShutdownMetrics(server),
   };
 }
 

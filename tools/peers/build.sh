@@ -17,8 +17,6 @@ force=0
 [ "${1:-}" = "--force" ] && force=1
 mkdir -p "$bin" "$work"
 
-# The proxy alone: a module it does not serve fails at once instead of trying a VCS host.
-export GOPROXY="${GOPROXY_PEERS:-https://proxy.golang.org}"
 export GOFLAGS="-buildvcs=false"
 export CGO_ENABLED=0
 
@@ -95,6 +93,12 @@ agent() { # the project's own agent on opamp-go's client library (tools/peers/ag
 }
 
 command -v go >/dev/null || { echo "go is not on PATH: the interop peers need Go >= 1.25" >&2; exit 1; }
+# The toolchain's configured proxies (go env GOPROXY: the machine's settings, never an address of
+# our own), without a trailing `direct`: a module they do not serve fails at once instead of
+# trying a VCS host. A GOPROXY that is `direct` or `off` alone is kept as the machine says.
+goproxy=$(go env GOPROXY)
+trimmed=$(printf '%s' "$goproxy" | sed -E 's/[,|]direct$//')
+[ -n "$trimmed" ] && export GOPROXY="$trimmed"
 log "$(go version); output in $out"
 started=$(date +%s)
 # The agent's binary is named after its sources as well, so that an edit to them rebuilds it

@@ -112,7 +112,7 @@ describe('messages waiting for the credential store', () => {
       },
       enrollment: createEnrollment([{ name: 'a', sha256: createHash('sha256').update(token).digest('hex') }]),
     });
-    closeAll = () => opamp.ws.closeAll(1001, 'spec over');
+    closeAll = () => void opamp.ws.closeAll(1001, 'spec over', 1000);
     server = createServer((req, res) => opamp.onRequest(req, res));
     server.on('upgrade', (req, socket: Duplex, head: Buffer) => opamp.onUpgrade(req, socket, head));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

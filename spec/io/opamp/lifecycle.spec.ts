@@ -39,12 +39,18 @@ describe('agent lifecycle over loopback (virtual time)', () => {
     await reconnected;
     expect(app.registry.get(uid)).to.include({ connected: true, firstSeen });
 
-    clock.advance(1500);
-    expect(app.registry.get(uid)?.connected).to.equal(true);
-    clock.advance(2000);
+    // The clock jumps past the ping and its pong wait at once: the socket answered nothing, it is cut,
+    // and the agent is evicted once the threshold has passed since that disconnect.
+    const cut = nextEvent(app.bus, 'AgentDisconnected', (e) => e.data.uid === uid);
+    clock.advance(1700);
+    expect((await cut).data.reason).to.equal('connection_closed');
+    const cutAt = app.registry.get(uid)!.connectionChangedAt;
+    clock.advance(cutAt + 3000 - clock.now());
+    expect(app.registry.get(uid)?.connected).to.equal(false);
+    clock.advance(1000);
     expect(app.registry.get(uid)).to.equal(undefined);
 
-    // The silent socket is closed too (idle longer than the eviction threshold); the agent comes back on a new one.
+    // The agent comes back on a new socket.
     await second.close();
     const third = await WsAgent.open(app.urls.opamp);
     const back = await third.send(agentMessage(uid, { sequenceNum: 2 }));
@@ -65,6 +71,31 @@ describe('agent lifecycle over loopback (virtual time)', () => {
     expect(app.registry.get(httpUid)?.connected).to.equal(true);
     await postHttp(app.urls.opamp, agentMessage(httpUid, { sequenceNum: 1, agentDisconnect: {} }));
     expect(app.registry.get(httpUid)?.connected).to.equal(false);
+    await ws.close();
+  });
+
+  it('counts a repeated goodbye once: the second changes nothing, on either transport', async () => {
+    const counter = async (name: string) =>
+      (await app.telemetry.fleet.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
+    const counts = async () => [
+      await counter('svc_agent_connects_total'),
+      await counter('svc_agent_disconnects_total'),
+    ];
+    const wsUid = newUid() as InstanceUid;
+    const ws = await WsAgent.open(app.urls.opamp);
+    await ws.send(agentMessage(wsUid, { agentDescription: description({ a: 'b' }) }));
+    await ws.send(agentMessage(wsUid, { sequenceNum: 1, agentDisconnect: {} }));
+    const httpUid = newUid() as InstanceUid;
+    await postHttp(app.urls.opamp, agentMessage(httpUid, { agentDescription: description({ a: 'b' }) }));
+    await postHttp(app.urls.opamp, agentMessage(httpUid, { sequenceNum: 1, agentDisconnect: {} }));
+    expect(await counts()).to.deep.equal([2, 2]);
+    const before = { ws: app.registry.get(wsUid), http: app.registry.get(httpUid) };
+
+    clock.advance(100);
+    await ws.send(agentMessage(wsUid, { sequenceNum: 2, agentDisconnect: {} }));
+    await postHttp(app.urls.opamp, agentMessage(httpUid, { sequenceNum: 2, agentDisconnect: {} }));
+    expect(await counts()).to.deep.equal([2, 2]);
+    expect({ ws: app.registry.get(wsUid), http: app.registry.get(httpUid) }).to.deep.equal(before);
     await ws.close();
   });
 

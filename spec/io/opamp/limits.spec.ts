@@ -175,7 +175,7 @@ describe('opamp.max_connections with plain-HTTP requests in flight', () => {
 });
 
 describe('idle WebSocket eviction (virtual time)', () => {
-  it('closes a WebSocket silent for longer than the eviction threshold and keeps a chatty one', async () => {
+  it('closes a WebSocket that holds no agent and sends no message past the eviction threshold, keeping a chatty one', async () => {
     const clock = new VirtualClock();
     // Eviction threshold: heartbeat 1s × 3 missed heartbeats = 3s.
     const app = await startApp({
@@ -186,16 +186,16 @@ describe('idle WebSocket eviction (virtual time)', () => {
     const chatty = await WsAgent.open(app.urls.opamp);
     try {
       const uid = newUid();
-      await silent.send(agentMessage(newUid()));
       await chatty.send(agentMessage(uid));
-      clock.advance(2000);
-      await chatty.send(agentMessage(uid, { sequenceNum: 1 }));
-      clock.advance(1000); // silent: exactly 3s, not longer
-      await chatty.send(agentMessage(uid, { sequenceNum: 2 })); // a round trip: a close frame would have arrived
-      expect(silent.socket.readyState).to.equal(WebSocket.OPEN);
-      clock.advance(1100); // silent: 4.1s; chatty: 1.1s since its last message
+      // Chatty speaks within every heartbeat interval: never pinged, never idle.
+      for (let sequenceNum = 1; sequenceNum <= 3; sequenceNum++) {
+        clock.advance(900);
+        await chatty.send(agentMessage(uid, { sequenceNum })); // a round trip: a close frame would have arrived
+      }
+      expect(silent.socket.readyState).to.equal(WebSocket.OPEN); // silent for 2.7s
+      clock.advance(400); // silent: 3.1s; chatty: 0.4s since its last message
       expect(await closeCodeOf(silent)).to.equal(1000);
-      expect((await chatty.send(agentMessage(uid, { sequenceNum: 3 }))).capabilities).to.equal(undefined);
+      expect((await chatty.send(agentMessage(uid, { sequenceNum: 4 }))).capabilities).to.equal(undefined);
       expect(chatty.socket.readyState).to.equal(WebSocket.OPEN);
     } finally {
       await Promise.all([silent.close(), chatty.close()]);

@@ -193,6 +193,35 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     expect(((await sessionRow(1))?.connection_changed_at as Date).getTime()).to.equal(3000);
   });
 
+  it("keeps a quiet agent connected by its holder's alive time, which never lets an earlier copy win (rules 10, 11)", async () => {
+    // Held by A, connected at 500, last message at 1000; its socket then answered pings.
+    const held = agent(1, { lastSeen: 1000, connected: true, connectionChangedAt: 500 });
+    await store.writer.saveAgents([held]);
+    expect([
+      ...(await store.writer.saveSessions([held], new Map([[held.uid, 40_000]]))).applied,
+    ]).to.deep.equal([uidOf(1)]);
+    // The agent row keeps its last_seen (rule 11); the session row carries the alive time.
+    expect(((await row(1))?.updated_at as Date).getTime()).to.equal(1000);
+    expect(((await sessionRow(1))?.updated_at as Date).getTime()).to.equal(1000);
+    expect(((await sessionRow(1))?.alive_at as Date).getTime()).to.equal(40_000);
+    store.clock.now = 40_000 + 45_000;
+    expect((await store.listed())[0]?.connected).to.equal(true);
+    store.clock.now = 40_000 + 45_001;
+    expect((await store.listed())[0]?.connected).to.equal(false);
+    // An earlier alive time of the same copy says nothing new.
+    expect((await store.writer.saveSessions([held], new Map([[held.uid, 30_000]]))).applied.size).to.equal(0);
+    // A sibling that heard a message later wins, whatever alive time A writes after it.
+    await store.writer.saveSessions([
+      agent(1, { lastSeen: 2000, connected: true, connectionChangedAt: 1500 }),
+    ]);
+    expect((await store.writer.saveSessions([held], new Map([[held.uid, 90_000]]))).applied.size).to.equal(0);
+    expect(((await sessionRow(1))?.alive_at as Date).getTime()).to.equal(2000);
+    // A's disconnect of its copy (same last_seen 1000) does not reach B's row either.
+    const cut = agent(1, { lastSeen: 1000, connected: false, connectionChangedAt: 95_000 });
+    expect((await store.writer.saveSessions([cut])).applied.size).to.equal(0);
+    expect((await sessionRow(1))?.connected).to.equal(true);
+  });
+
   it('stamps every agent and session write with its transaction id and notifies at commit', async () => {
     const listener = await db.client();
     const heard: string[] = [];

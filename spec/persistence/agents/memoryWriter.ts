@@ -5,11 +5,14 @@
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import type { AgentWriter, BatchResult } from '../../../src/persistence/agents/agentWriter.ts';
 import type { Eviction } from '../../../src/projections/changeTracker/changeTracker.ts';
+import type { AliveTimes } from '../../../src/persistence/agents/sessionLedger.ts';
 
 export class MemoryWriter implements AgentWriter {
   readonly saves: string[][] = [];
   readonly deletes: Eviction[][] = [];
   readonly sessions: AgentState[][] = [];
+  /** The alive times each session batch was written with. */
+  readonly sessionAlive: AliveTimes[] = [];
   failing = false;
   /** Saves of these agents go through but change no row (the guard declines them). */
   readonly declining = new Set<string>();
@@ -50,8 +53,9 @@ export class MemoryWriter implements AgentWriter {
     return this.result(evictions.map((e) => e.uid));
   }
 
-  saveSessions(agents: readonly AgentState[]): Promise<BatchResult> {
+  saveSessions(agents: readonly AgentState[], alive: AliveTimes = new Map()): Promise<BatchResult> {
     this.sessions.push([...agents]);
+    this.sessionAlive.push(alive);
     const uids = agents.map((a) => a.uid);
     if (this.failSessions)
       return Promise.resolve({ done: [], failed: uids, applied: new Set(), error: new Error('down') });

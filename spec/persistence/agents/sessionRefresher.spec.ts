@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createEventBus } from '../../../src/events/bus.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
 import {
+  aliveTimes,
   createSessionLedger,
   isSessionDue,
   keepaliveMs,
@@ -27,16 +28,41 @@ describe('session keepalive (durability rule 9)', () => {
 
   it('makes a row due when none was written, or when it aged to the keepalive with a later last_seen', () => {
     const a = agent(1, { lastSeen: 1000, connected: true });
-    expect(isSessionDue(undefined, a, 1000, 30_000)).to.equal(true);
-    expect(isSessionDue({ updatedAt: 500, connected: true }, a, 30_499, 30_000)).to.equal(false);
-    expect(isSessionDue({ updatedAt: 500, connected: true }, a, 30_500, 30_000)).to.equal(true);
-    expect(isSessionDue({ updatedAt: 1000, connected: true }, a, 40_000, 30_000)).to.equal(false);
+    const mark = (at: number) => ({ updatedAt: at, aliveAt: at, connected: true });
+    expect(isSessionDue(undefined, a, 1000, 1000, 30_000)).to.equal(true);
+    expect(isSessionDue(mark(500), a, 1000, 30_499, 30_000)).to.equal(false);
+    expect(isSessionDue(mark(500), a, 1000, 30_500, 30_000)).to.equal(true);
+    expect(isSessionDue(mark(1000), a, 1000, 40_000, 30_000)).to.equal(false);
   });
 
   it('makes a row due at once when the connection state differs from the one written', () => {
     const a = agent(1, { lastSeen: 1000, connected: false });
-    expect(isSessionDue({ updatedAt: 1000, connected: true }, a, 1001, 30_000)).to.equal(true);
-    expect(isSessionDue({ updatedAt: 1000, connected: false }, a, 1001, 30_000)).to.equal(false);
+    expect(isSessionDue({ updatedAt: 1000, aliveAt: 1000, connected: true }, a, 1000, 1001, 30_000)).to.equal(
+      true,
+    );
+    expect(
+      isSessionDue({ updatedAt: 1000, aliveAt: 1000, connected: false }, a, 1000, 1001, 30_000),
+    ).to.equal(false);
+  });
+
+  it('makes the row of a quiet agent due when its socket answered since, counting from the alive time written', () => {
+    const a = agent(1, { lastSeen: 1000, connected: true });
+    const written = { updatedAt: 1000, aliveAt: 20_000, connected: true };
+    // No later answer: nothing new to say, however old the row.
+    expect(isSessionDue(written, a, 20_000, 90_000, 30_000)).to.equal(false);
+    // A later pong: due once the alive time written aged to the keepalive.
+    expect(isSessionDue(written, a, 45_000, 49_999, 30_000)).to.equal(false);
+    expect(isSessionDue(written, a, 45_000, 50_000, 30_000)).to.equal(true);
+  });
+
+  it('takes the alive time of connected agents only, and never earlier than last_seen', () => {
+    const socket = () => 5000;
+    const on = agent(1, { lastSeen: 1000, connected: true });
+    const off = agent(2, { lastSeen: 1000, connected: false });
+    const ahead = agent(3, { lastSeen: 9000, connected: true });
+    expect([...aliveTimes([on, off, ahead], socket)]).to.deep.equal([[on.uid, 5000]]);
+    expect(aliveTimes([on], undefined).size).to.equal(0);
+    expect(aliveTimes([on], () => undefined).size).to.equal(0);
   });
 });
 
@@ -74,6 +100,56 @@ describe('session refresher (durability rules 9, 14)', () => {
     clock.advance(5000);
     await settle();
     expect(writer.sessions.at(-1)?.map((a) => [a.lastSeen, a.connected])).to.deep.equal([[6000, false]]);
+    await refresher.stop();
+  });
+
+  it("keeps a quiet agent's row fresh with its socket's answers, and writes its disconnect at once", async () => {
+    const clock = new VirtualClock(0);
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => undefined);
+    const writer = new MemoryWriter();
+    // What the WebSocket here holding the agent last answered (idleSweep.ts aliveAt).
+    let socketAlive: number | undefined;
+    const refresher = createSessionRefresher({
+      registry,
+      writer,
+      ledger: createSessionLedger(keepaliveMs(45_000, 5000), () => socketAlive),
+      scheduler: clock.scheduler,
+      logger: silentLogger(),
+    });
+    // One pass per step, each settled: a pass skips while the one before it is still in flight.
+    const passes = async (n: number) => {
+      for (let k = 0; k < n; k++) {
+        clock.advance(5000);
+        await settle();
+      }
+    };
+    const written = () =>
+      writer.sessions.map((batch, i) =>
+        batch.map((a) => [a.lastSeen, a.connected, writer.sessionAlive[i]!.get(a.uid) ?? a.lastSeen]),
+      );
+    bus.publish(connected(uid(1), 0));
+    bus.publish(checkedIn(uid(1), 0));
+    clock.advance(5000);
+    await settle();
+    expect(written()).to.deep.equal([[[0, true, 0]]]);
+    // Quiet: no message, but the socket answered a ping at 30 s. Due once 0 aged to the keepalive (30 s).
+    socketAlive = 30_000;
+    await passes(4);
+    expect(written()).to.have.length(1);
+    await passes(1);
+    expect(clock.now()).to.equal(30_000);
+    expect(written().at(-1)).to.deep.equal([[0, true, 30_000]]);
+    // Answered again at 60 s: due when 30 s aged to the keepalive, at 60 s.
+    socketAlive = 60_000;
+    await passes(5);
+    expect(written()).to.have.length(2);
+    await passes(1);
+    expect(written().at(-1)).to.deep.equal([[0, true, 60_000]]);
+    // The socket stops answering and is cut: the disconnect (last_seen kept, rule 14) goes out at once.
+    bus.publish(disconnected(uid(1), 60_000));
+    await passes(1);
+    expect(written().at(-1)).to.deep.equal([[0, false, 0]]);
     await refresher.stop();
   });
 });

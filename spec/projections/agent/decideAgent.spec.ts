@@ -132,6 +132,25 @@ describe('deciding one agent message', () => {
     expect(d.reply.reportFullState).to.equal(false);
   });
 
+  it('takes a repeated goodbye from an agent already disconnected as nothing: no event, no change', () => {
+    const known = given(
+      message({ description: describedAs({ env: 'x' }) }),
+      message({ sequenceNum: 1n, disconnect: true }),
+    );
+    expect(known?.connected).to.equal(false);
+    const d = decideAgent(known, message({ sequenceNum: 2n, disconnect: true }), ctx);
+    expect(d.events).to.deep.equal([]);
+    expect(d.state).to.equal(known);
+    expect(d.reply.reportFullState).to.equal(false);
+  });
+
+  it('asks a new agent whose first message omits a promised part for its full state as unknown_agent', () => {
+    const capabilities = ReportsStatus | ReportsHealth;
+    const d = decideAgent(undefined, message({ capabilities, description: describedAs({ env: 'x' }) }), ctx);
+    expect(d.events.at(-1)).to.deep.include({ type: 'AgentFullStateRequested' });
+    expect(d.events.at(-1)?.data).to.deep.include({ reason: 'unknown_agent' });
+  });
+
   it('is pure: the same inputs give the same decision and the known state is not touched', () => {
     const known = given(message({ description: describedAs({ env: 'x' }) }));
     const copy = structuredClone(known);

@@ -66,11 +66,11 @@ describe('full-state decisions', () => {
     ).to.equal(null);
   });
 
-  it('treats an agent the registry did not know as a gap', () => {
+  it('asks an agent the registry did not know for what its first message omits, as unknown_agent', () => {
     const caps = ReportsStatus | ReportsHealth;
     const present = { ...nothing, description: true };
     expect(
       decideFullState(undefined, agentAt(7n), { sequenceNum: 7n, capabilities: caps, present }),
-    ).to.equal('sequence_gap');
+    ).to.equal('unknown_agent');
   });
 });

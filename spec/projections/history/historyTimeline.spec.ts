@@ -85,19 +85,20 @@ describe('fleet history over a scripted fleet in virtual time', function () {
     expect(series('1h', 'errors_per_second').at(-1)).to.be.closeTo(0.1, 1e-9);
   });
 
-  it('sees an agent leave, then its eviction 180 s after its last message', async () => {
-    const lastSeenC = app.registry.get(c as InstanceUid)!.lastSeen;
+  it('sees an agent leave, then its eviction 180 s after it left', async () => {
     await sockets[c]!.close();
     await until(() => app.registry.get(c as InstanceUid)?.connected === false);
+    // A WebSocket agent is alive while its socket is: its eviction counts from the close.
+    const leftAt = app.registry.get(c as InstanceUid)!.connectionChangedAt;
     await heartbeatAndTick();
     expect(series('1h', 'connected').at(-1)).to.equal(2);
     expect(series('1h', 'size').at(-1)).to.equal(3);
-    while (clock.now() < lastSeenC + 200_000) await heartbeatAndTick();
+    while (clock.now() < leftAt + 200_000) await heartbeatAndTick();
     const { at } = app.history.read('1h');
     const size = series('1h', 'size');
     const evictedAt = at[size.indexOf(2)]!;
-    // The sweep evicts c within a second of 180 s of silence; the next sample is the first without it.
-    expect(evictedAt).to.equal(Math.ceil((lastSeenC + 180_000 + 1) / 10_000) * 10_000);
+    // The sweep evicts c within a second of 180 s gone; the next sample is the first without it.
+    expect(evictedAt).to.equal(Math.ceil((leftAt + 180_000 + 1) / 10_000) * 10_000);
     expect(size.slice(size.indexOf(2))).to.satisfy((s: number[]) => s.every((n) => n === 2));
     expect(series('1h', 'messages_per_second').at(-1)).to.be.closeTo(0.2, 1e-9);
   });

@@ -9,6 +9,7 @@ import { agent } from '../../support/agentFixture.ts';
 import { checkedIn, connected, session, uid } from '../../support/events.ts';
 
 const t = livenessThresholds(30_000, 3);
+const http = session(1, { transport: 'http' });
 const kinds = (events: AgentEvent[]) => events.map((e) => `${e.type}:${e.data.uid}`);
 
 describe('liveness sweep', () => {
@@ -19,7 +20,7 @@ describe('liveness sweep', () => {
   });
 
   it('stops at the first agent within both thresholds when given the longest silent first', () => {
-    const at = (n: number, lastSeen: number) => ({ ...agent({ uid: uid(n) }), lastSeen });
+    const at = (n: number, lastSeen: number) => ({ ...agent({ uid: uid(n) }), session: http, lastSeen });
     const oldestFirst = [at(1, 0), at(2, 50_000), at(3, 10_000)];
     // uid(3) is out of order on purpose: a walk that stops at uid(2) never reaches it.
     expect(kinds(sweep(oldestFirst, 60_000, t, { longestSilentFirst: true }))).to.deep.equal([
@@ -46,7 +47,7 @@ describe('liveness sweep', () => {
       scheduler: clock.scheduler,
       onError: () => {},
     });
-    const message = (n: number, s = session()) => {
+    const message = (n: number, s = http) => {
       if (!registry.get(uid(n))?.connected) bus.publish(connected(uid(n), clock.now(), s));
       bus.publish(checkedIn(uid(n), clock.now(), 0n, s));
     };
@@ -100,6 +101,44 @@ describe('liveness sweep', () => {
     expect(w.registry.get(uid(1))).to.include({ firstSeen: 91_000, connected: true, description: null });
   });
 
+  it('never disconnects an agent connected directly over a WebSocket, however quiet: its socket says', () => {
+    const quiet = { ...stateAt(0), session: session(1, { transport: 'ws' }) };
+    expect(sweep([quiet], 10 * 90_000, t)).to.deep.equal([]);
+    const w = world();
+    w.message(1, session(7, { transport: 'ws' }));
+    w.clock.advance(10 * 90_000);
+    expect(w.seen).to.deep.equal([]);
+    expect(w.registry.get(uid(1))?.connected).to.equal(true);
+  });
+
+  it('evicts a WebSocket agent strictly after the threshold counted from its disconnect, and goes on past it', () => {
+    const closedAt = 500_000;
+    const gone = {
+      ...stateAt(0),
+      session: session(1, { transport: 'ws' }),
+      connected: false,
+      connectionChangedAt: closedAt,
+    };
+    const poller = { ...stateAt(1_000), uid: uid(2), session: http };
+    expect(kinds(sweep([gone, poller], closedAt + 90_000, t, { longestSilentFirst: true }))).to.deep.equal([
+      `AgentDisconnected:${uid(2)}`,
+      `AgentEvicted:${uid(2)}`,
+    ]);
+    expect(kinds(sweep([gone], closedAt + 90_001, t))).to.deep.equal([`AgentEvicted:${uid(1)}`]);
+  });
+
+  it('judges a WebSocket agent by its messages when no socket here holds it', () => {
+    const unheld = { ...stateAt(0), session: session(1, { transport: 'ws' }) };
+    const heldHere = () => false;
+    expect(kinds(sweep([unheld], 45_001, t, { heldHere }))).to.deep.equal([`AgentDisconnected:${uid(1)}`]);
+    expect(sweep([unheld], 45_001, t, { heldHere: () => true })).to.deep.equal([]);
+  });
+
+  it('keeps the message rule for an agent behind a gateway: the socket answers for the gateway', () => {
+    const behind = { ...stateAt(0), session: session(1, { transport: 'ws', viaGateway: true }) };
+    expect(kinds(sweep([behind], 45_001, t))).to.deep.equal([`AgentDisconnected:${uid(1)}`]);
+  });
+
   it('stops sweeping when stopped', () => {
     const w = world();
     w.message(1);
@@ -110,5 +149,8 @@ describe('liveness sweep', () => {
 });
 
 function stateAt(lastSeen: number) {
-  return agent({ n: 1, over: { firstSeen: lastSeen, lastSeen, connectionChangedAt: lastSeen } });
+  return agent({
+    n: 1,
+    over: { firstSeen: lastSeen, lastSeen, connectionChangedAt: lastSeen, session: http },
+  });
 }

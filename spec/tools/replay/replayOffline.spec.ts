@@ -14,11 +14,16 @@ const uid = '0190a0b0-0000-7000-8000-000000000001';
 const other = '0190a0b0-0000-7000-8000-000000000002';
 const fleet = { heartbeat_interval: 1000, stale_missed_heartbeats: 3, required_attributes: [] };
 
-const message = (at: number, connectionId: number, payload: Uint8Array): RecordingRecord => ({
+const message = (
+  at: number,
+  connectionId: number,
+  payload: Uint8Array,
+  transport: 'ws' | 'http' = 'ws',
+): RecordingRecord => ({
   kind: 'message',
   receivedAt: t0 + at,
   connectionId,
-  transport: 'ws',
+  transport,
   remoteAddr: '127.0.0.1:1',
   tlsSubject: null,
   viaGateway: false,
@@ -32,7 +37,9 @@ function recording(records: RecordingRecord[]) {
 
 describe('offline replay in virtual time', () => {
   const records = [
-    message(0, 1, agentMessage(uid, { agentDescription: description({ 'service.name': 'a' }) })),
+    // `uid` polls over plain HTTP: its silence is what the sweep judges (a WebSocket's liveness is its
+    // socket's, and a recording shows the socket's close).
+    message(0, 1, agentMessage(uid, { agentDescription: description({ 'service.name': 'a' }) }), 'http'),
     message(100, 2, agentMessage(other, { agentDescription: description({ 'service.name': 'b' }) })),
     // `other` keeps reporting; `uid` goes silent after its first message.
     ...Array.from({ length: 8 }, (_, i) =>

@@ -137,7 +137,11 @@ export const configSchema = Joi.object({
     // Far above SPEC's 100,000 agents; a registry of this many fits in a few GiB.
     max_agents: Joi.number().integer().min(1).default(250_000),
   }).default(),
-  shutdown: Joi.object({ drain_delay: duration('5s', { allowZero: true }) }).default(),
+  shutdown: Joi.object({
+    drain_delay: duration('5s', { allowZero: true }),
+    // How long sockets may take to answer the going-away close frame before they are cut.
+    close_timeout: duration('2s'),
+  }).default(),
   metrics: Joi.object({ per_agent_series_limit: Joi.number().integer().min(0).default(1000) }).default(),
   ui: Joi.object({
     poll_interval: duration('5s'),
@@ -258,7 +262,7 @@ export interface Config {
     /** Agents the registry holds at most: a new agent past it is refused (Unavailable, 503). */
     readonly max_agents: number;
   };
-  readonly shutdown: { readonly drain_delay: number };
+  readonly shutdown: { readonly drain_delay: number; readonly close_timeout: number };
   readonly metrics: { readonly per_agent_series_limit: number };
   readonly ui: {
     readonly poll_interval: number;

@@ -19,7 +19,7 @@ import {
   type AdmissionRefusal,
   type AdmissionResult,
 } from './admission.ts';
-import { createConnectionIds } from './connection.ts';
+import { createConnectionIds, type OpampConnection } from './connection.ts';
 import type { Enrollment } from './enrollment.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { createHttpTransport, protobufContentType, type UnauthenticatedBody } from './httpTransport.ts';
@@ -82,8 +82,11 @@ export function createOpampServer(
     overCapacity?: (req: IncomingMessage) => boolean;
     /** The body bound of a plain-HTTP request without a credential; max_message_bytes when absent. */
     unauthenticated?: UnauthenticatedBody;
-    /** WebSockets silent for longer than this are closed (the eviction threshold); never when absent. */
+    /** WebSockets holding no agent and silent for longer than this are closed; never when absent. */
     idleTimeoutMs?: number;
+    /** WebSockets holding an agent are pinged when quiet this long (wsTransport.ts). */
+    pingAfterMs?: number;
+    holdsAgent?: (connection: OpampConnection) => boolean;
     scheduler?: SchedulerLike;
     /** Agents' enrollment tokens; every request is let in when absent (and no `admit`). */
     enrollment?: Enrollment;

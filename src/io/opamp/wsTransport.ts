@@ -1,8 +1,11 @@
 // WebSocket transport: binary frames with the varint header, one handler call per frame, in order.
 // Text frames and undecodable frames are counted as message errors and skipped; the connection stays
 // open. A message larger than opamp.max_message_bytes closes the connection with 1009 (ws's
-// maxPayload stops reading it; a header-less frame is checked after unframing). A socket that sends
-// no message for longer than the idle timeout (the eviction threshold) is closed with 1000.
+// maxPayload stops reading it; a header-less frame is checked after unframing). Liveness (idleSweep.ts):
+// a socket that holds an agent is pinged when quiet for a heartbeat interval and terminated when it
+// answers nothing; one that holds none is closed with 1000 after the idle timeout without a message.
+// At shutdown every socket gets the close frame, and one that has not closed within the close timeout
+// is terminated (closeAll): peers cannot hold the process.
 // Replies to the frames of one socket read leave in one write: the socket is corked at the first
 // reply and uncorked once the read's frames are handled (process.nextTick: ws handles every frame of
 // a read before it returns), so an agent that keeps several messages in flight costs one syscall per
@@ -20,15 +23,20 @@ import { admissionOf } from './admission.ts';
 import { Connection, type Admission, type ConnectionIds, type OpampConnection } from './connection.ts';
 import { frameHeaderBytes, unframe } from './framing.ts';
 import type { HandleResult, OpampHandler, PendingResult, ProtocolObserver } from './handler.ts';
-import { createIdleSweep, type IdleMark } from './idleSweep.ts';
+import { createIdleSweep, type IdleMark, type Verdict } from './idleSweep.ts';
 import { peerOf } from './peer.ts';
+import { closeWithin } from './wsShutdown.ts';
 
 export interface WsTransport {
   /** The request's admission (admission.ts) travels on it to the connection. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Open sockets (shutdown closes them with 1001 going away). */
   readonly sockets: ReadonlySet<WebSocket>;
-  closeAll(code: number, reason: string): void;
+  /**
+   * Sends every open socket the close frame; those whose close has not completed within `timeoutMs`
+   * are terminated. Resolves, once every socket is closed, with how many were terminated.
+   */
+  closeAll(code: number, reason: string, timeoutMs: number): Promise<number>;
 }
 
 /**
@@ -58,7 +66,10 @@ class WsConnection extends Connection implements IdleMark {
   readonly socket: Duplex;
   /** For the idle sweep (idleSweep.ts). */
   spoke = false;
+  ponged = false;
   heardAt = 0;
+  aliveAt = 0;
+  pingedAt: number | undefined = undefined;
   /** Messages that arrived while an earlier one waits for the handler's promise; undefined when none waits. */
   waiting: Uint8Array[] | undefined = undefined;
 
@@ -88,6 +99,15 @@ class WsConnection extends Connection implements IdleMark {
   }
 }
 
+/**
+ * When the WebSocket of a connection last answered (a message or a pong, as the idle sweep noted it),
+ * or undefined for a connection that is not one of this transport's sockets. Persistence writes it as
+ * the agent's alive time, so siblings keep a quiet agent connected while its socket here answers.
+ */
+export function socketAliveAt(connection: OpampConnection | undefined): number | undefined {
+  return connection instanceof WsConnection ? connection.aliveAt : undefined;
+}
+
 const connectionOf = Symbol('opamp connection');
 type Served = WebSocket & { [connectionOf]: WsConnection };
 
@@ -104,7 +124,12 @@ export function createWsTransport(
     /** The listener's connection ids (shared with its HTTP transport). */
     connectionIds: ConnectionIds;
     onConnection?: (ws: WebSocket, c: OpampConnection) => void;
+    /** Sockets holding no agent and silent for longer than this are closed; no sweep when absent. */
     idleTimeoutMs?: number;
+    /** Sockets holding an agent and quiet for this long are pinged (fleet.heartbeat_interval). */
+    pingAfterMs?: number;
+    /** Whether a connection holds an agent now; none is taken to when absent. */
+    holdsAgent?: (c: OpampConnection) => boolean;
     scheduler?: SchedulerLike;
   },
 ): WsTransport {
@@ -117,17 +142,35 @@ export function createWsTransport(
     clientTracking: false,
   });
   const sockets = new Set<WebSocket>();
+  /** Set by closeAll: no socket is upgraded any more. */
+  let closing = false;
   /** The clock of the idle sweep; undefined when there is none. */
   const clock = options.idleTimeoutMs !== undefined ? options.scheduler : undefined;
   const idle =
     options.idleTimeoutMs !== undefined && clock !== undefined
-      ? createIdleSweep(clock, options.idleTimeoutMs, {
-          sockets,
-          markOf: (ws) => (ws as Served)[connectionOf],
-          isOpen: (ws) => ws.readyState === ws.OPEN,
-          close: (ws) => ws.close(1000, 'idle for longer than the eviction threshold'),
-        })
+      ? createIdleSweep(
+          clock,
+          { idleTimeoutMs: options.idleTimeoutMs, pingAfterMs: options.pingAfterMs },
+          {
+            sockets,
+            markOf: (ws) => (ws as Served)[connectionOf],
+            holdsAgent: (ws) => options.holdsAgent?.((ws as Served)[connectionOf]) ?? false,
+            isOpen: (ws) => ws.readyState === ws.OPEN,
+            act,
+          },
+        )
       : undefined;
+
+  function act(ws: WebSocket, verdict: Exclude<Verdict, 'keep'>): void {
+    if (verdict === 'ping') ws.ping();
+    else if (verdict === 'close_idle') ws.close(1000, 'idle for longer than the eviction threshold');
+    // No pong: the peer is gone, and a close frame would wait for an answer that never comes.
+    else ws.terminate();
+  }
+
+  function onPong(this: WebSocket): void {
+    (this as Served)[connectionOf].ponged = true;
+  }
 
   // One set of listeners for every socket (ws calls them with the WebSocket as `this`), which finds
   // its connection on the WebSocket: no closures per connection.
@@ -219,20 +262,25 @@ export function createWsTransport(
     (ws as Served)[connectionOf] = connection;
     sockets.add(ws);
     options.onConnection?.(ws, connection);
-    if (clock !== undefined) connection.heardAt = clock.now();
+    if (clock !== undefined) connection.heardAt = connection.aliveAt = clock.now();
     idle?.opened();
     ws.on('message', onMessage);
+    ws.on('pong', onPong);
     ws.on('error', onError);
     ws.on('close', onClose);
   }
 
   return {
     upgrade(req, socket, head) {
+      // An upgrade admitted while shutdown began (its credential was being checked) is not served:
+      // closeAll would not see it, and nothing would bound its close.
+      if (closing) return void socket.destroy();
       wss.handleUpgrade(req, socket, head, (ws) => serve(ws, req, socket));
     },
     sockets,
-    closeAll(code, reason) {
-      for (const ws of sockets) ws.close(code, reason);
+    closeAll: (code, reason, timeoutMs) => {
+      closing = true;
+      return closeWithin(sockets, code, reason, timeoutMs);
     },
   };
 }

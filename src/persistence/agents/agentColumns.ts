@@ -4,6 +4,7 @@
 
 import type { ComponentHealth } from '../../events/agentData.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
+import { aliveIn, type AliveTimes } from './sessionLedger.ts';
 import {
   storedJson,
   storedMs,
@@ -49,6 +50,11 @@ export interface SessionColumns {
   readonly connectionChangedAt: number[];
   /** The agent's last_seen (rule 9), never the write time. */
   readonly updatedAt: number[];
+  /**
+   * When the holding replica last knew the agent alive: its last_seen, or later the last answer of
+   * the WebSocket here that holds it (sessionLedger.ts aliveTime). Never the write time.
+   */
+  readonly aliveAt: number[];
 }
 
 export interface ConfigColumns {
@@ -116,7 +122,8 @@ export function agentColumns(agents: readonly AgentState[]): AgentColumns {
   return c;
 }
 
-export function sessionColumns(agents: readonly AgentState[]): SessionColumns {
+/** `alive`: the agents' alive times where later than their last_seen (sessionLedger.ts). */
+export function sessionColumns(agents: readonly AgentState[], alive: AliveTimes = new Map()): SessionColumns {
   const c: SessionColumns = {
     uid: [],
     connected: [],
@@ -128,6 +135,7 @@ export function sessionColumns(agents: readonly AgentState[]): SessionColumns {
     sequenceNum: [],
     connectionChangedAt: [],
     updatedAt: [],
+    aliveAt: [],
   };
   for (const a of agents) {
     const s = a.session;
@@ -141,6 +149,7 @@ export function sessionColumns(agents: readonly AgentState[]): SessionColumns {
     c.sequenceNum.push(BigInt.asUintN(64, a.sequenceNum).toString());
     c.connectionChangedAt.push(storedMs(a.connectionChangedAt) ?? a.lastSeen);
     c.updatedAt.push(a.lastSeen);
+    c.aliveAt.push(aliveIn(a, alive));
   }
   return c;
 }

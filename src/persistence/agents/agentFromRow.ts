@@ -37,13 +37,20 @@ const strings = (v: unknown): readonly string[] => {
 };
 
 /**
- * Rule 10: until when the stored session counts as connected (its updated_at plus the disconnect
- * threshold), or null when it says disconnected or there is none.
+ * Rule 10: until when the stored session counts as connected (the later of its updated_at and its
+ * alive_at, plus the disconnect threshold), or null when it says disconnected or there is none.
+ * alive_at is the holding replica's latest evidence that the agent is alive: its last message, or
+ * its WebSocket's last answer to a ping (sessionLedger.ts), so a quiet agent whose socket answers
+ * is connected here too, and counts as gone about when its holder would cut the socket.
  */
 export function connectedUntil(row: Row, disconnectAfterMs: number): number | null {
   const sessionUpdatedAt = num(row[23]);
-  return row[15] === true && sessionUpdatedAt !== null ? sessionUpdatedAt + disconnectAfterMs : null;
+  if (row[15] !== true || sessionUpdatedAt === null) return null;
+  return Math.max(sessionUpdatedAt, num(row[aliveColumn]) ?? sessionUpdatedAt) + disconnectAfterMs;
 }
+
+/** The session's alive_at: the last summary column (agentReadSql.ts). */
+const aliveColumn = summaryWidth - 1;
 
 export function agentFromListRow(row: Row, f: Freshness): AgentState {
   const until = connectedUntil(row, f.disconnectAfterMs);

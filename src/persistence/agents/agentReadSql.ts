@@ -13,10 +13,10 @@ const summaryColumns = `a.instance_uid, ${ms('a.first_seen')}, ${ms('a.last_seen
   a.reserved_attribute_conflicts, ${ms('a.compliance_updated_at')}, s.connected, s.remote_addr,
   s.tls_subject, s.via_gateway, s.transport, s.description_reported, s.sequence_num::text,
   ${ms('s.connection_changed_at')}, ${ms('s.updated_at')}, a.remote_config_hash, a.remote_config_status,
-  a.remote_config_error`;
+  a.remote_config_error, ${ms('s.alive_at')}`;
 
 /** How many summary columns there are: what follows them starts at this index. */
-export const summaryWidth = 27;
+export const summaryWidth = 28;
 
 /** The last column of every mirror row: whether the agent is soft-deleted. */
 const mirrorColumns = `${summaryColumns}, a.evicted_at IS NOT NULL`;

@@ -80,31 +80,35 @@ RETURNING a.instance_uid`,
 }
 
 /**
- * Session upsert, for the agents whose row exists. Guarded by the pair (last_seen,
- * connection_changed_at), compared in that order: a replica holding a copy of the agent last seen
- * earlier never overwrites a session written by a sibling that heard from it later, whatever its
- * connection times say (a sweep finds a disconnect up to the disconnect threshold late); for the
- * same last_seen the later connection change wins, so a disconnect, which keeps last_seen (rule 14),
- * reaches the row. Equal pairs say nothing new and change nothing.
+ * Session upsert, for the agents whose row exists. Guarded by (last_seen, connection_changed_at,
+ * alive_at), compared in that order: a replica holding a copy of the agent last seen earlier never
+ * overwrites a session written by a sibling that heard from it later, whatever its connection or
+ * alive times say (a sweep finds a disconnect up to the disconnect threshold late); for the same
+ * last_seen the later connection change wins, so a disconnect, which keeps last_seen (rule 14),
+ * reaches the row; for the same connection, the later alive time (a pong of the socket holding a
+ * quiet agent) wins, so only the copy that wrote the row moves it forward. Equal triples say nothing
+ * new and change nothing.
  */
 export function upsertSessionsSql(c: SessionColumns, { agentsKnownToExist = false } = {}): Sql {
   // In the flush the agent rows were just written in the same transaction: no join needed.
   const join = agentsKnownToExist ? '' : '\nJOIN agents a ON a.instance_uid = t.uid';
   return {
     text: `INSERT INTO agent_session AS s (instance_uid, connected, remote_addr, tls_subject, via_gateway, transport,
-  description_reported, sequence_num, connection_changed_at, updated_at)
+  description_reported, sequence_num, connection_changed_at, updated_at, alive_at)
 SELECT t.uid, t.connected, t.remote_addr, t.tls_subject, t.via_gateway, t.transport, t.description_reported,
-  t.sequence_num, ${ts('t.connection_changed_at')}, ${ts('t.updated_at')}
+  t.sequence_num, ${ts('t.connection_changed_at')}, ${ts('t.updated_at')}, ${ts('t.alive_at')}
 FROM UNNEST($1::text[], $2::bool[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::bool[],
-  $8::numeric[], $9::float8[], $10::float8[])
+  $8::numeric[], $9::float8[], $10::float8[], $11::float8[])
   AS t(uid, connected, remote_addr, tls_subject, via_gateway, transport, description_reported,
-  sequence_num, connection_changed_at, updated_at)${join}
+  sequence_num, connection_changed_at, updated_at, alive_at)${join}
 ON CONFLICT (instance_uid) DO UPDATE SET
   connected = EXCLUDED.connected, remote_addr = EXCLUDED.remote_addr, tls_subject = EXCLUDED.tls_subject,
   via_gateway = EXCLUDED.via_gateway, transport = EXCLUDED.transport,
   description_reported = EXCLUDED.description_reported, sequence_num = EXCLUDED.sequence_num,
-  connection_changed_at = EXCLUDED.connection_changed_at, updated_at = EXCLUDED.updated_at, ${changeXid}
-WHERE (s.updated_at, s.connection_changed_at) < (EXCLUDED.updated_at, EXCLUDED.connection_changed_at)
+  connection_changed_at = EXCLUDED.connection_changed_at, updated_at = EXCLUDED.updated_at,
+  alive_at = EXCLUDED.alive_at, ${changeXid}
+WHERE (s.updated_at, s.connection_changed_at, s.alive_at)
+  < (EXCLUDED.updated_at, EXCLUDED.connection_changed_at, EXCLUDED.alive_at)
 RETURNING s.instance_uid`,
     values: [
       c.uid,
@@ -117,6 +121,7 @@ RETURNING s.instance_uid`,
       c.sequenceNum,
       c.connectionChangedAt,
       c.updatedAt,
+      c.aliveAt,
     ].map(arrayLiteral),
   };
 }

@@ -9,6 +9,7 @@ import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { Eviction } from '../../projections/changeTracker/changeTracker.ts';
 import type { Sql } from '../database/sql.ts';
 import { agentColumns, configColumns, sessionColumns } from './agentColumns.ts';
+import type { AliveTimes } from './sessionLedger.ts';
 import { notifySql } from '../database/notifications.ts';
 import { runWrite, type ObserveWrite, type WritePolicy } from '../database/writeOp.ts';
 import {
@@ -33,9 +34,9 @@ export interface BatchResult {
 }
 
 export interface AgentWriter {
-  saveAgents(agents: readonly AgentState[]): Promise<BatchResult>;
+  saveAgents(agents: readonly AgentState[], alive?: AliveTimes): Promise<BatchResult>;
   softDeleteAgents(evictions: readonly Eviction[]): Promise<BatchResult>;
-  saveSessions(agents: readonly AgentState[]): Promise<BatchResult>;
+  saveSessions(agents: readonly AgentState[], alive?: AliveTimes): Promise<BatchResult>;
   /** Deletes soft-deleted rows older than the retention; resolves to the number of rows deleted. */
   purge(nowMs: number, retentionMs: number): Promise<number>;
 }
@@ -67,12 +68,16 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-async function saveChunk(client: pg.PoolClient, agents: readonly AgentState[]): Promise<Set<string>> {
+async function saveChunk(
+  client: pg.PoolClient,
+  agents: readonly AgentState[],
+  alive: AliveTimes | undefined,
+): Promise<Set<string>> {
   const applied = await changedRows(client, upsertAgentsSql(agentColumns(agents)));
   // SPEC durability rule 12: where the guarded upsert changed no row, nothing else is written.
   if (applied.size === 0) return applied;
   const changed = applied.size === agents.length ? agents : agents.filter((a) => applied.has(a.uid));
-  await client.query(upsertSessionsSql(sessionColumns(changed), { agentsKnownToExist: true }));
+  await client.query(upsertSessionsSql(sessionColumns(changed, alive), { agentsKnownToExist: true }));
   const configs = configColumns(changed);
   await client.query(deleteStaleConfigsSql([...applied], configs));
   if (configs.uid.length > 0) await client.query(upsertConfigsSql(configs));
@@ -111,16 +116,18 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
   }
 
   return {
-    saveAgents: (agents) =>
-      batched(agents, (chunk) => runWrite(pool, 'save_agent', policy, observe, (c) => saveChunk(c, chunk))),
+    saveAgents: (agents, alive) =>
+      batched(agents, (chunk) =>
+        runWrite(pool, 'save_agent', policy, observe, (c) => saveChunk(c, chunk, alive)),
+      ),
     softDeleteAgents: (evictions) =>
       batched(evictions, (chunk) =>
         runWrite(pool, 'soft_delete_agent', policy, observe, (c) => changedRows(c, softDeleteSql(chunk))),
       ),
-    saveSessions: (agents) =>
+    saveSessions: (agents, alive) =>
       batched(agents, (chunk) =>
         runWrite(pool, 'save_session', policy, observe, (c) =>
-          changedRows(c, upsertSessionsSql(sessionColumns(chunk))),
+          changedRows(c, upsertSessionsSql(sessionColumns(chunk, alive))),
         ),
       ),
     purge: async (nowMs, retentionMs) => (await pool.query(purgeSql(nowMs, retentionMs))).rowCount ?? 0,

@@ -23,7 +23,7 @@ import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { ChangeWindow, Eviction } from '../../projections/changeTracker/changeTracker.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { AgentWriter } from './agentWriter.ts';
-import type { SessionLedger } from './sessionLedger.ts';
+import type { AliveTimes, SessionLedger } from './sessionLedger.ts';
 
 export interface FlusherDeps {
   readonly windows$: Observable<ChangeWindow>;
@@ -83,17 +83,18 @@ export function createFlusher(deps: FlusherDeps): Flusher {
         if (eviction !== undefined) deletes.push(eviction);
       }
     }
-    const saved = await writer.saveAgents(saves);
+    const alive = ledger.aliveTimes(saves);
+    const saved = await writer.saveAgents(saves, alive);
     const byUid = new Map(saves.map((a) => [a.uid as string, a]));
     const sessionsDue: AgentState[] = [];
     for (const uid of saved.done) {
       const agent = byUid.get(uid);
       evictions.delete(uid as InstanceUid);
       if (agent === undefined) continue;
-      if (saved.applied.has(uid)) ledger.record(agent);
+      if (saved.applied.has(uid)) ledger.record(agent, alive);
       else if (ledger.isDue(agent, scheduler.now())) sessionsDue.push(agent);
     }
-    if (sessionsDue.length > 0) await writeSessions(sessionsDue, byUid);
+    if (sessionsDue.length > 0) await writeSessions(sessionsDue, byUid, alive);
     const deleted = await writer.softDeleteAgents(deletes);
     const sent = new Map<string, Eviction>(deletes.map((e) => [e.uid, e]));
     for (const uid of deleted.done) {
@@ -119,11 +120,15 @@ export function createFlusher(deps: FlusherDeps): Flusher {
   }
 
   /** Session rows of agents whose save the guard declined; a failure is left to the refresh pass. */
-  async function writeSessions(agents: AgentState[], byUid: ReadonlyMap<string, AgentState>): Promise<void> {
-    const written = await writer.saveSessions(agents);
+  async function writeSessions(
+    agents: AgentState[],
+    byUid: ReadonlyMap<string, AgentState>,
+    alive: AliveTimes,
+  ): Promise<void> {
+    const written = await writer.saveSessions(agents, alive);
     for (const uid of written.done) {
       const agent = byUid.get(uid);
-      if (agent !== undefined) ledger.record(agent);
+      if (agent !== undefined) ledger.record(agent, alive);
     }
     if (written.failed.length > 0)
       logger.warn(

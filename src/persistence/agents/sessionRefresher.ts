@@ -1,6 +1,7 @@
 // The session-refresh pass (SPEC durability rule 9): every `passMs` (5 s), rewrite the session row
 // of the agents whose row is due (sessionLedger.ts). This is how a sibling keeps seeing a live agent
-// as connected (rule 10), and how a sweep-detected disconnect, which changes no agent row (rule 14),
+// as connected (rule 10), a quiet one whose WebSocket here answers pings included (its alive time
+// moves with the pongs), and how a sweep-detected disconnect, which changes no agent row (rule 14),
 // reaches the session row. Guarded timer: a pass never overlaps the previous one; stop() waits for
 // the pass in flight.
 
@@ -38,11 +39,13 @@ export function createSessionRefresher(deps: SessionRefresherDeps): SessionRefre
     const due: AgentState[] = [];
     for (const agent of registry.values()) if (ledger.isDue(agent, now)) due.push(agent);
     if (due.length === 0) return;
-    const result = await writer.saveSessions(due);
+    // The alive times are taken once: what is recorded is what was written.
+    const alive = ledger.aliveTimes(due);
+    const result = await writer.saveSessions(due, alive);
     const byUid = new Map(due.map((a) => [a.uid as string, a]));
     for (const uid of result.done) {
       const agent = byUid.get(uid);
-      if (agent !== undefined) ledger.record(agent);
+      if (agent !== undefined) ledger.record(agent, alive);
     }
     if (result.failed.length > 0) {
       logger.warn(

@@ -123,6 +123,10 @@ export function decideAgent(
   message: AgentMessage,
   ctx: DecisionContext,
 ): Decision {
+  // A goodbye from an agent already disconnected (some client libraries send it twice) changes and
+  // counts nothing: folding it would connect the agent only to disconnect it again.
+  if (message.disconnect && known !== undefined && !known.connected)
+    return { events: [], state: known, reply: { reportFullState: false, remoteConfig: undefined } };
   const events = reported(known, message, ctx);
   const after = evolveAgentAll(known, events);
   const { uid } = message;

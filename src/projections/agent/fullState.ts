@@ -35,7 +35,8 @@ export function omitsPromisedPart(capabilities: bigint, present: PresentParts): 
 /**
  * Decides whether to ask for the agent's full state:
  * - while it has no description (rule 18), on every reply until one arrives;
- * - when the agent was unknown or sequence_num is not previous + 1, and the message omits a promised sub-message.
+ * - when the agent was unknown (`unknown_agent`) or sequence_num is not previous + 1 (`sequence_gap`),
+ *   and the message omits a promised sub-message.
  * Never on a normal heartbeat (in sequence, or nothing missing).
  */
 export function decideFullState(
@@ -45,8 +46,9 @@ export function decideFullState(
 ): FullStateReason | null {
   if (after === undefined) return null;
   if (after.description === null) return 'no_description';
-  // An agent the registry did not know (new, evicted, or known only before a restart) counts as a gap.
-  const inSequence = before !== undefined && message.sequenceNum === before.sequenceNum + 1n;
-  if (!inSequence && omitsPromisedPart(message.capabilities, message.present)) return 'sequence_gap';
-  return null;
+  // An agent the registry did not know (new, evicted, or known only before a restart) has no sequence
+  // to break: its first message is asked for what it omits under its own reason.
+  if (before !== undefined && message.sequenceNum === before.sequenceNum + 1n) return null;
+  if (!omitsPromisedPart(message.capabilities, message.present)) return null;
+  return before === undefined ? 'unknown_agent' : 'sequence_gap';
 }

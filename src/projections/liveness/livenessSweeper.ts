@@ -24,11 +24,17 @@ export function createLivenessSweeper(deps: {
    * connection that held it holds it no more (it is connected again by its next message).
    */
   onGone?: (uid: InstanceUid) => void;
+  /** Whether an open WebSocket here holds the agent now (sweep.ts SweepOptions.heldHere). */
+  heldHere?: (uid: InstanceUid) => boolean;
 }): LivenessSweeper {
-  const { bus, registry, thresholds, scheduler } = deps;
+  const { bus, registry, thresholds, scheduler, heldHere } = deps;
+  const options = {
+    longestSilentFirst: true,
+    ...(heldHere && { heldHere: (agent: { readonly uid: InstanceUid }) => heldHere(agent.uid) }),
+  };
   function sweepNow(): void {
     try {
-      const events = sweep(registry.bySilence(), scheduler.now(), thresholds, { longestSilentFirst: true });
+      const events = sweep(registry.bySilence(), scheduler.now(), thresholds, options);
       for (const event of events) {
         deps.onGone?.(event.data.uid);
         bus.publish(event);
