@@ -73,7 +73,13 @@ async function run(ctx: BenchContext): Promise<ResultRow[]> {
     join(dir, 'blank.yaml'),
     JSON.stringify({ selector: 'env=x', content_type: 'text/plain', body }),
   );
-  const server = await ctx.startService({ remote_config: { dir } });
+  // The hostile reports are bigger than a report without a credential may be by default
+  // (opamp.max_unauthenticated_message_bytes): raised to the message bound, as for open-mode agents
+  // whose reports are that large.
+  const server = await ctx.startService({
+    remote_config: { dir },
+    opamp: { max_unauthenticated_message_bytes: '16MiB' },
+  });
   try {
     const pages: [string, string][] = [
       [
