@@ -2,9 +2,9 @@
 // connection was admitted for (its credential's binding to them is known: agentAdmission.ts) and for
 // which of those a certificate was issued on it (certificateOffer.ts): the one record of agent ↔
 // connection in the service, which revocation, close and eviction all use. The handler claims an
-// agent for the connection its message came on, the config pusher walks the agents held, the close path releases a connection's agents
-// (and disconnects exactly those), and the liveness sweep releases an agent it disconnects. The
-// registry's `session.connectionId` is what the agent was last seen on (shown and stored); it is
+// agent for the connection its message came on, the config pusher walks the agents held, the close
+// path releases a connection's agents (and disconnects exactly those), and the liveness sweep
+// releases an agent it disconnects. The registry's `session.connectionId` is what the agent was last seen on (shown and stored); it is
 // never consulted to decide who holds an agent.
 //
 // Only WebSockets hold agents: a plain-HTTP request ends with its reply. A message that arrives on
