@@ -133,3 +133,53 @@ describe('connection owners', () => {
     expect(owners.isAdmitted(a, gone)).to.equal(false);
   });
 });
+
+// The certificates issued on a connection are part of what it was admitted for (issue 29: one owner
+// of what a connection is admitted for). Over the wire a stale mark cannot be seen: a revoked id is
+// refused by the admission before its CSR reaches the offers, and an id that moved to another
+// credential is refused to the old one; so the clearing is proven here, and the offers' use of this
+// record in certificateIssued.spec.ts.
+describe('connection owners: certificates issued on a connection', () => {
+  it('drops the mark with the admission when the id is revoked, keeping the other ids and connections', () => {
+    const owners = createConnectionOwners();
+    const [gateway, other] = [ws(), ws()];
+    for (const uid of [a, b]) {
+      owners.admit(uid, gateway);
+      owners.markIssued(uid, gateway);
+    }
+    owners.admit(a, other);
+    owners.markIssued(a, other);
+    owners.revokeAdmissions(a, (x) => x === other);
+    expect([owners.wasIssued(a, gateway), owners.wasIssued(b, gateway)]).to.deep.equal([false, true]);
+    expect(owners.wasIssued(a, other), 'kept with its admission').to.equal(true);
+    owners.revokeAdmissions(a);
+    expect(owners.wasIssued(a, other)).to.equal(false);
+  });
+
+  it('drops every mark of a connection that closed, and keeps them while the sweep releases its agents', () => {
+    const owners = createConnectionOwners();
+    const gateway = ws();
+    for (const uid of [a, b]) {
+      owners.admit(uid, gateway);
+      owners.bind(uid, gateway);
+      owners.markIssued(uid, gateway);
+    }
+    owners.releaseAgent(a);
+    expect(owners.wasIssued(a, gateway), 'still admitted on it: still issued').to.equal(true);
+    owners.releaseAll(gateway);
+    expect([owners.wasIssued(a, gateway), owners.wasIssued(b, gateway)]).to.deep.equal([false, false]);
+    owners.bind(a, gateway);
+    owners.unmarkIssued(a, gateway);
+    expect(owners.wasIssued(a, gateway)).to.equal(false);
+  });
+
+  it('marks only a live WebSocket: a plain-HTTP request ends with its reply, a closed socket was released', () => {
+    const owners = createConnectionOwners();
+    const [poll, gone, live] = [http(), ws(), ws()];
+    gone.closed = true;
+    for (const x of [poll, gone, live]) owners.markIssued(a, x);
+    expect([poll, gone, live].map((x) => owners.wasIssued(a, x))).to.deep.equal([false, false, true]);
+    owners.unmarkIssued(a, live);
+    expect(owners.wasIssued(a, live), 'not issued after all: it may ask again').to.equal(false);
+  });
+});

@@ -4,6 +4,11 @@
 // instance id, with the CA certificate and the OpAMP URL to reconnect to. Whether it gets one is
 // decideCertificate's (pure); this module checks the CSR's shape, signs, records and encodes.
 //
+// Which ids a certificate was issued (or is being signed) for on each connection is part of what the
+// connection was admitted for, so it is kept with the rest in connectionOwners.ts (the handler passes
+// it in), where revocation and close drop it; what is per id on any connection (the one outstanding
+// signature, the hourly rate per credential) is kept here.
+//
 // Contract with the handler (one call per message that carries a CSR, after the report limits):
 // - a refusal known at once (unauthenticated, another agent's certificate, a CSR that does not
 //   parse) is answered instead of the message, with ServerErrorResponse BadRequest, counted, and
@@ -31,6 +36,7 @@ import type { AgentCa } from '../tls/agentCa.ts';
 import { parseCsr } from '../tls/csr.ts';
 import { encodeServerToAgent } from './codec.ts';
 import { boundsOf, type OpampConnection } from './connection.ts';
+import type { ConnectionOwners } from './connectionOwners.ts';
 import type { OwnTelemetryOffer } from '../../projections/ownTelemetry/ownTelemetry.ts';
 import { ownTelemetryFields } from './ownTelemetryWire.ts';
 import { createIssueRate } from './issueRate.ts';
@@ -44,12 +50,16 @@ export type CertificateAnswer =
   /** A ServerToAgent (after the connection's reply headroom) to send after the reply; none when undefined. */
   | { readonly after: Promise<Uint8Array | undefined> };
 
+/** Where the certificates issued on each connection are recorded (connectionOwners.ts). */
+export type IssuedOnConnections = Pick<ConnectionOwners, 'markIssued' | 'unmarkIssued' | 'wasIssued'>;
+
 export interface CertificateOffers {
   /** Server capability bits the service declares besides its own (reply.ts). */
   readonly capabilities: number;
   /** The answer to a message's CSR (`csr` as decoded); see the file comment. */
   answer(
     connection: OpampConnection,
+    issued: IssuedOnConnections,
     uid: InstanceUid,
     uidBytes: Uint8Array,
     csr: Uint8Array,
@@ -82,8 +92,6 @@ const hashOf = (certPem: string, own: OwnTelemetryOffer | undefined): Uint8Array
 
 export function createCertificateOffers(deps: CertificateOfferDeps): CertificateOffers {
   const { ca, logger } = deps;
-  /** Ids a certificate was issued for (or is being signed for) on each connection. */
-  const issued = new WeakMap<OpampConnection, Set<InstanceUid>>();
   /** Ids whose CSR is being checked or signed, on any connection: at most one outstanding per id. */
   const signing = new Set<InstanceUid>();
   const rate = createIssueRate();
@@ -175,6 +183,7 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
 
   function answer(
     connection: OpampConnection,
+    issued: IssuedOnConnections,
     uid: InstanceUid,
     uidBytes: Uint8Array,
     csr: Uint8Array,
@@ -182,14 +191,13 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
     ownTelemetry?: () => OwnTelemetryOffer | undefined,
   ): CertificateAnswer {
     const admission = connection.admission;
-    const onConnection = issued.get(connection) ?? new Set<InstanceUid>();
     const presented = admission?.presented?.instanceUid === uid ? admission.presented : undefined;
     const decision = decideCertificate({
       uid,
       trustDomain: ca.trustDomain,
       credential: admission?.credential,
       presented,
-      issuedOnConnection: onConnection.has(uid),
+      issuedOnConnection: issued.wasIssued(uid, connection),
       now: at,
     });
     if (decision.action === 'refuse') return refuse(connection, uid, decision.reason, decision.text);
@@ -203,10 +211,10 @@ export function createCertificateOffers(deps: CertificateOfferDeps): Certificate
       logger.debug({ uid }, 'CSR answered with no new certificate: one is being issued for this id');
       return { after: Promise.resolve(undefined) };
     }
-    issued.set(connection, onConnection.add(uid));
+    issued.markIssued(uid, connection);
     signing.add(uid);
     // A CSR refused after all, or a certificate not issued, leaves the connection free to ask again.
-    const notIssued = () => void onConnection.delete(uid);
+    const notIssued = () => issued.unmarkIssued(uid, connection);
     const after = issue(connection, uid, uidBytes, csr, at, notIssued, ownTelemetry)
       .catch((error: unknown) => {
         // Reading, signing or recording failed: nothing is offered (an unrecorded certificate could

@@ -1,9 +1,10 @@
-// Which live connection holds each agent, which agents each connection holds, and which ids each
-// connection was admitted for (its credential's binding to them is known: agentAdmission.ts): the
-// one record of agent ↔ connection in the service, which revocation, close and eviction all use. The handler claims an agent for the connection its message
-// came on, the config pusher walks the agents held, the close path releases a connection's agents
-// (and disconnects exactly those), and the liveness sweep releases an agent it disconnects. The
-// registry's `session.connectionId` is what the agent was last seen on (shown and stored); it is
+// Which live connection holds each agent, which agents each connection holds, which ids each
+// connection was admitted for (its credential's binding to them is known: agentAdmission.ts) and for
+// which of those a certificate was issued on it (certificateOffer.ts): the one record of agent ↔
+// connection in the service, which revocation, close and eviction all use. The handler claims an
+// agent for the connection its message came on, the config pusher walks the agents held, the close
+// path releases a connection's agents (and disconnects exactly those), and the liveness sweep
+// releases an agent it disconnects. The registry's `session.connectionId` is what the agent was last seen on (shown and stored); it is
 // never consulted to decide who holds an agent.
 //
 // Only WebSockets hold agents: a plain-HTTP request ends with its reply. A message that arrives on
@@ -13,7 +14,10 @@
 // policy) the claim is refused and nothing changes until the holder's connection is gone.
 // A connection admitted for an id is not always its holder (it may have been refused by a later rule,
 // or lost the agent to another socket): a revocation closes every connection admitted for the id,
-// not only the holder (issue 29).
+// not only the holder (issue 29). A certificate issued for an id on a connection is part of what the
+// connection was admitted for: it goes when the admission goes (revocation, the id moving to another
+// credential, close), and stays while the admission stays (an agent released by the liveness sweep
+// that comes back through the same gateway is still admitted, and its certificate still issued).
 // Contract: claim, then bind only after the message was accepted (the claim mutates nothing, so a
 // message refused or failing in between leaves the record as it was). Called on every message:
 // claiming an agent its connection already holds is one Map lookup.
@@ -60,7 +64,7 @@ export interface ConnectionOwners {
   release(uid: InstanceUid, connection: OpampConnection): boolean;
   /** `uid` leaves whichever connection holds it (the liveness sweep disconnected or evicted it). */
   releaseAgent(uid: InstanceUid): void;
-  /** Every agent `connection` holds, released, and every id it was admitted for (the connection closed). */
+  /** Every agent `connection` holds released, every id it was admitted for and issued for dropped (it closed). */
   releaseAll(connection: OpampConnection): readonly InstanceUid[];
   holderOf(uid: InstanceUid): OpampConnection | undefined;
   /** The agents `connection` holds, in the order they were bound (a copy). */
@@ -70,13 +74,22 @@ export interface ConnectionOwners {
   admit(uid: InstanceUid, connection: OpampConnection): void;
   isAdmitted(uid: InstanceUid, connection: OpampConnection): boolean;
   /**
-   * Every connection admitted for `uid` that `keep` does not keep, which no longer is (the id was
-   * revoked: keep none; it moved to another credential: keep that credential's).
+   * Every connection admitted for `uid` that `keep` does not keep, which no longer is, nor issued a
+   * certificate for it (the id was revoked: keep none; it moved to another credential: keep that
+   * credential's).
    */
   revokeAdmissions(
     uid: InstanceUid,
     keep?: (connection: OpampConnection) => boolean,
   ): readonly OpampConnection[];
+  /**
+   * Records that a certificate for `uid` is being issued on `connection` (WebSockets only, like
+   * admit): its further CSRs for `uid` are answered with nothing new (decideCertificate).
+   */
+  markIssued(uid: InstanceUid, connection: OpampConnection): void;
+  /** The certificate was not issued after all: the connection may ask again. */
+  unmarkIssued(uid: InstanceUid, connection: OpampConnection): void;
+  wasIssued(uid: InstanceUid, connection: OpampConnection): boolean;
   /** Every agent held, by any connection (the ones a push can reach). */
   held(): IterableIterator<InstanceUid>;
   readonly size: number;
@@ -117,11 +130,14 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
   const agents = new Map<OpampConnection, Held>();
   const admittedOn = new Map<OpampConnection, Some<InstanceUid>>();
   const admittedFor = new Map<InstanceUid, Some<OpampConnection>>();
+  const issuedOn = new Map<OpampConnection, Some<InstanceUid>>();
 
-  function isAdmitted(uid: InstanceUid, connection: OpampConnection): boolean {
-    const some = admittedOn.get(connection);
-    return some === uid || (some instanceof Set && some.has(uid));
-  }
+  const has = (some: Some<InstanceUid> | undefined, uid: InstanceUid): boolean =>
+    some === uid || (some instanceof Set && some.has(uid));
+  const isAdmitted = (uid: InstanceUid, connection: OpampConnection): boolean =>
+    has(admittedOn.get(connection), uid);
+  /** Only a WebSocket's record outlives its message, and only until it closes. */
+  const keeps = (connection: OpampConnection): boolean => connection.transport === 'ws' && !connection.closed;
 
   function countOf(connection: OpampConnection): number {
     const held = agents.get(connection);
@@ -181,6 +197,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     for (const uid of released) holders.delete(uid);
     for (const uid of listOf(admittedOn.get(connection))) removeFrom(admittedFor, uid, connection);
     admittedOn.delete(connection);
+    issuedOn.delete(connection);
     return released;
   }
 
@@ -192,6 +209,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     for (const connection of revoked) {
       removeFrom(admittedOn, connection, uid);
       removeFrom(admittedFor, uid, connection);
+      removeFrom(issuedOn, connection, uid);
     }
     return revoked;
   }
@@ -206,11 +224,16 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     },
     releaseAll,
     admit(uid, connection) {
-      if (connection.transport !== 'ws' || connection.closed) return;
+      if (!keeps(connection)) return;
       addTo(admittedOn, connection, uid);
       addTo(admittedFor, uid, connection);
     },
     isAdmitted,
+    markIssued(uid, connection) {
+      if (keeps(connection)) addTo(issuedOn, connection, uid);
+    },
+    unmarkIssued: (uid, connection) => removeFrom(issuedOn, connection, uid),
+    wasIssued: (uid, connection) => has(issuedOn.get(connection), uid),
     revokeAdmissions,
     holderOf: (uid) => holders.get(uid),
     agentsOf,

@@ -201,7 +201,7 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     // After the id's binding is known: a CSR is answered only for the id this credential holds.
     const csr =
       certificateRequest &&
-      deps.certificates?.answer(connection, uid, uidBytes, certificateRequest, at, () => {
+      deps.certificates?.answer(connection, owners, uid, uidBytes, certificateRequest, at, () => {
         const agent = registry.get(uid);
         return agent && deps.ownTelemetryFor?.(agent);
       });
