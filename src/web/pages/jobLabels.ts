@@ -9,6 +9,7 @@ export const jobStatusLabels: Readonly<Record<JobStatus, string>> = {
   armed: 'Armed',
   running: 'Running',
   paused: 'Paused',
+  awaiting_promotion: 'Awaiting promotion',
   succeeded: 'Succeeded',
   failed: 'Failed',
   cancelled: 'Cancelled',
