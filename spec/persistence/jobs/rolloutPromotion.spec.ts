@@ -55,12 +55,14 @@ describe('rollout promotion (one service, PostgreSQL, simulator agents)', functi
       const revision = e.data.config.revision;
       seen.push(
         Promise.all([
-          probe.query(`SELECT current_revision FROM remote_configs WHERE name = 'promo'`),
-          probe.query(`SELECT status FROM jobs ORDER BY created_at`),
+          probe.query<{ current_revision: number }>(
+            `SELECT current_revision FROM remote_configs WHERE name = 'promo'`,
+          ),
+          probe.query<{ status: string }>(`SELECT status FROM jobs ORDER BY created_at`),
         ]).then(([c, j]) => ({
           revision,
           current: c.rows[0]?.current_revision,
-          statuses: j.rows.map((r: { status: unknown }) => r.status),
+          statuses: j.rows.map((r) => r.status),
         })),
       );
     });

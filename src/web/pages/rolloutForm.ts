@@ -21,7 +21,8 @@ export const rolloutDefaults: RolloutForm = {
   filter: 'connected=true',
   stages: '1, 50%, 100%',
   wait: '5m',
-  maxFailed: '10%',
+  // Any failure pauses (docs/jobs.md "Gates"): the operator widens it knowingly, never by default.
+  maxFailed: '0',
   maxUnhealthy: '',
   maxDisconnected: '',
 };
