@@ -5,6 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { rollsOut } from '../../projections/jobs/jobActions.ts';
 import { nextStatus, type JobCommand, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
@@ -185,7 +186,7 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
     arm,
     act: (id, command, actor, reason) =>
       transition(id, command, actor, reason, async (client, job, at) => {
-        const rollout = job.action === 'config_rollout';
+        const rollout = rollsOut(job.action);
         switch (command) {
           case 'pause':
             return { paused_at: at };

@@ -11,25 +11,11 @@ export interface ActionBehaviour {
   readonly label: string;
   /** Its targets take a config revision: it rolls back, is promoted, holds its config. */
   readonly rollsOut: boolean;
-  /** Its targets need this agent capability (skipped otherwise). */
-  readonly needs: 'AcceptsRestartCommand' | 'AcceptsRemoteConfig';
-  /** The action_config time after which a target in flight fails. */
-  readonly timeoutKey: 'reconnect_timeout' | 'apply_timeout';
 }
 
 export const jobActionTable = {
-  restart: {
-    label: 'Restart',
-    rollsOut: false,
-    needs: 'AcceptsRestartCommand',
-    timeoutKey: 'reconnect_timeout',
-  },
-  config_rollout: {
-    label: 'Config rollout',
-    rollsOut: true,
-    needs: 'AcceptsRemoteConfig',
-    timeoutKey: 'apply_timeout',
-  },
+  restart: { label: 'Restart', rollsOut: false },
+  config_rollout: { label: 'Config rollout', rollsOut: true },
 } as const satisfies Record<string, ActionBehaviour>;
 
 export type KnownAction = keyof typeof jobActionTable;
