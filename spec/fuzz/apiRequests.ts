@@ -40,6 +40,7 @@ const templates = [
   '/api/jobs/:id/resume',
   '/api/jobs/:id/cancel',
   '/api/jobs/:id/rollback',
+  '/api/jobs/:id/promote',
   '/api/nowhere',
 ];
 const queryKeys = [

@@ -183,7 +183,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     boss,
     notifications,
     ports: deps.jobs,
-    makeCurrent: (name, revision) => configs?.makeCurrent(name, revision) ?? Promise.resolve(false),
+    configsChanged: () => configSync?.refresh() ?? Promise.resolve(),
     scheduler,
     logger,
     replica: deps.replica,
@@ -273,9 +273,9 @@ function reloadingAfterWrites(
   reload: () => Promise<void>,
   logger: Logger,
 ): PgConfigCatalog {
-  const after = async <T extends { ok: boolean } | boolean>(outcome: Promise<T>): Promise<T> => {
+  const after = async <T extends { ok: boolean }>(outcome: Promise<T>): Promise<T> => {
     const result = await outcome;
-    if (result === true || (typeof result === 'object' && result.ok))
+    if (result.ok)
       await reload().catch((error: unknown) =>
         logger.warn({ err: error }, 'remote config reload failed; retried'),
       );
@@ -287,6 +287,5 @@ function reloadingAfterWrites(
     update: (name, write, base) => after(catalog.update(name, write, base)),
     restore: (name, revision, author, base) => after(catalog.restore(name, revision, author, base)),
     remove: (name, author, base) => after(catalog.remove(name, author, base)),
-    makeCurrent: (name, revision) => after(catalog.makeCurrent(name, revision)),
   };
 }

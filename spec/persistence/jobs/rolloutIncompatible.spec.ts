@@ -1,7 +1,7 @@
 // A rollout whose revision names a component type some targets reported they lack (issue 24), in one
 // service with a real PostgreSQL and real WebSocket agents: those targets are never sent it and fail
-// at once with the missing types as the reason (docs/jobs.md), the others apply it, and the job ends
-// instead of waiting for the incompatible ones.
+// at once with the missing types as the reason (docs/jobs.md), the others apply it, and the failure
+// trips the job's max_failed gate (0 unless named) instead of waiting for the incompatible ones.
 
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
@@ -80,7 +80,7 @@ describe('a rollout whose revision some targets cannot run (PostgreSQL, WebSocke
     return { status: res.status, json: (await res.json()) as Json };
   };
 
-  it('fails the targets that lack a type at once, never sends it to them, and ends', async () => {
+  it('fails the targets that lack a type at once, never sends it to them, and its failure gate pauses the job', async () => {
     const selector = 'service.name=rollout-incompat';
     expect(
       (await api('POST', '/api/configs', { name: 'kafka', selector, body: 'exporters: {debug: {}}\n' }))
@@ -108,10 +108,13 @@ describe('a rollout whose revision some targets cannot run (PostgreSQL, WebSocke
     const id = job.json.id as string;
     expect((await api('POST', `/api/jobs/${id}/arm`)).status).to.equal(200);
     await able.apply(await able.ws.next());
+    // max_failed is 0 when not named: the incompatible target's failure pauses the job.
     const done = await eventually(async () => {
       const j = (await api('GET', `/api/jobs/${id}?limit=100`)).json;
-      return j.status === 'failed' && j;
-    }, 'the job to end');
+      const counts = j.target_counts as Record<string, number>;
+      return j.status === 'paused' && counts.succeeded === 1 && j;
+    }, 'the job to pause and the able agent to apply');
+    expect(done.gate).to.deep.include({ gate: 'max_failed', limit: 0, count: 1, agents: [lacking.uid] });
     const targets = done.targets as { instance_uid: string; state: string; reason: string }[];
     const byUid = Object.fromEntries(targets.map((t) => [t.instance_uid, t]));
     expect(byUid[able.uid]).to.include({ state: 'succeeded' });

@@ -1,9 +1,13 @@
 // The target observer against a real PostgreSQL, its batches in virtual time: a restarted agent that
 // came back to this replica before it read that a sibling had sent the command is judged once it
-// reads it, and the outcome is written at the next flush on the scheduler, asking for a step.
+// reads it, and the outcome is written at the next flush on the scheduler, asking for a step; a
+// rollout target's first outcome is the one written, however the events fall into one batch.
 
 import { expect } from 'chai';
+import type { AgentEvent } from '../../../src/events/fleetEvent.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import type { DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
 import { claimCommandSql, inFlightSql } from '../../../src/persistence/jobs/jobAgentsSql.ts';
 import { targetsByAgent } from '../../../src/persistence/jobs/jobTargetRows.ts';
 import { releaseTargetsSql } from '../../../src/persistence/jobs/jobStepSql.ts';
@@ -93,5 +97,57 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
     await observer.flush();
     expect(await targetRow(jobId)).to.deep.equal({ state: 'succeeded', finished: sentAt + 500 });
     expect(requested).to.deep.equal([jobId]);
+  });
+
+  it("writes a rollout target's first outcome, however many follow it within one flush", async () => {
+    // The agent reports FAILED for the revision, then APPLIED for its old config (it rolled back),
+    // both before the next flush, as a slow machine batches them: the agent's own reason is kept.
+    const rollout = createTargetObserver({
+      pool: fixture.pool,
+      scheduler: clock.scheduler,
+      agentHere: () => ({ availableComponents: null }) as unknown as AgentState,
+      desiredFor: () => ({ hash: 'bad' }) as DesiredConfig,
+      requestStep: () => Promise.resolve(),
+      logger: silentLogger(),
+      flushMs: 200,
+    });
+    try {
+      const { store, pool } = fixture;
+      const job = await store.create({
+        filter: '',
+        action: 'config_rollout',
+        action_config: { config: 'c', revision: 2 },
+        submitted_by: 'spec',
+      });
+      const targets = [{ uid: agent, eligible: true, reason: '' }];
+      await store.arm(job.id, {
+        actor: 'spec',
+        targetMode: 'snapshot',
+        dispatchAt: 0,
+        targets,
+        fromRevision: 1,
+      });
+      await pool.query("UPDATE jobs SET status = 'running' WHERE id = $1", [job.id]);
+      await pool.query(releaseTargetsSql(job.id, 1, 1, clock.now()));
+      const flying = await inFlight();
+      rollout.update(flying);
+      const report = (hash: string, status: 'failed' | 'applied', errorMessage = ''): AgentEvent => ({
+        type: 'AgentRemoteConfigReported',
+        at: clock.now(),
+        data: { uid: agent, status: { hash, status, errorMessage } },
+      });
+      rollout.observe(report('bad', 'failed', 'the agent failed to start'), flying.get(agent)!);
+      clock.advance(10);
+      rollout.observe(report('good', 'applied'), flying.get(agent)!);
+      clock.advance(200);
+      await rollout.flush();
+      const row = await pool.query<{ state: string; reason: string }>(
+        'SELECT state, reason FROM job_targets WHERE job_id = $1',
+        [job.id],
+      );
+      expect(row.rows).to.deep.equal([{ state: 'failed', reason: 'the agent failed to start' }]);
+    } finally {
+      await rollout.stop();
+    }
   });
 });

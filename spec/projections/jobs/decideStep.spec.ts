@@ -181,15 +181,70 @@ describe('a job step', () => {
       expect(last.moves[0]).to.deep.include({ command: 'succeed', to: 'succeeded' });
     });
 
-    it('fails, still making its revision current, when targets failed without tripping a gate', () => {
+    it('waits for a decision, making nothing current, when targets failed without tripping a gate', () => {
       const world = jobWorld('config_rollout', rollout({ gates: { max_failed: 1 } }), 3);
       world.advance(0);
       world.finish('failed', (_, i) => i === 0);
       world.finish('succeeded');
       world.advance(1000);
       const last = world.decisions.at(-1)!;
-      expect(last.makeCurrent).to.deep.equal({ config: 'edge', revision: 3 });
-      expect(last.moves[0]).to.deep.include({ command: 'fail', reason: '1 target(s) failed' });
+      expect(last.makeCurrent).to.equal(undefined);
+      expect(last.moves[0]).to.deep.include({
+        command: 'hold',
+        to: 'awaiting_promotion',
+        reason: '1 target(s) failed: revision 3 waits for a decision to promote or roll back',
+      });
+      expect(last.nextMs, 'it waits for promote or rollback').to.equal(undefined);
+      world.advance(60_000);
+      expect(world.decisions.at(-1)).to.equal(last);
+    });
+
+    it('pauses on its canary failing with the gates the form used to default to (1, 25%, 100%; 10%)', () => {
+      // Before: 10% of 1 rounded up to 1 and 1 > 1 was false, so the job went on through every stage.
+      const world = jobWorld(
+        'config_rollout',
+        rollout({ stages: [1, '25%', '100%'], gates: { max_failed: '10%' } }),
+        67,
+      );
+      world.advance(0);
+      world.finish('failed');
+      world.advance(1000);
+      expect(world.job.status).to.equal('paused');
+      expect(world.releases, 'only the canary was released').to.deep.equal([[1, 1, 0]]);
+      expect(world.decisions.at(-1)!.moves[0]).to.deep.include({
+        command: 'trip',
+        reason: 'max_failed exceeded in the canary stage: 1 > 0',
+      });
+    });
+
+    it('pauses on the canary failing even when max_failed would allow it later', () => {
+      const world = jobWorld(
+        'config_rollout',
+        rollout({ stages: [2, '100%'], gates: { max_failed: 1 } }),
+        10,
+      );
+      world.advance(0);
+      world.finish('failed', (_, i) => i === 0);
+      world.advance(1000);
+      expect(world.job.status).to.equal('paused');
+      expect(world.decisions.at(-1)!.moves[0]!.gate).to.deep.include({
+        gate: 'max_failed',
+        limit: 0,
+        count: 1,
+      });
+    });
+
+    it('has a max_failed gate of 0 when none is named: the first failure pauses it', () => {
+      const world = jobWorld('config_rollout', rollout({ stages: ['100%'] }), 5);
+      world.advance(0);
+      world.finish('failed', (_, i) => i === 2);
+      world.advance(1000);
+      expect(world.job.status).to.equal('paused');
+      expect(world.decisions.at(-1)!.moves[0]!.gate).to.deep.include({
+        gate: 'max_failed',
+        limit: 0,
+        count: 1,
+      });
     });
 
     it('fails targets that did not apply within apply_timeout, counts them for max_failed and names them', () => {
@@ -214,11 +269,7 @@ describe('a job step', () => {
       ['max_disconnected', 'max_disconnected', { disconnected: true }],
     ] as const)
       it(`pauses the job when ${gate} is exceeded, and publishes the trip`, () => {
-        const world = jobWorld(
-          'config_rollout',
-          rollout({ stages: ['50%', '100%'], gates: { [key]: '25%' } }),
-          8,
-        );
+        const world = jobWorld('config_rollout', rollout({ stages: ['100%'], gates: { [key]: '25%' } }), 4);
         world.advance(0);
         Object.assign(world.targets[0]!, mark);
         world.advance(1000);
@@ -260,13 +311,14 @@ describe('a job step', () => {
       expect(gate.agents).to.deep.equal([...gate.agents].sort());
     });
 
-    it('asks who is behind a gate only of a rollout with gates whose counts are not all zero', () => {
+    it('asks who is behind a gate only of a rollout whose gate counts are not all zero', () => {
       const gated = parseActionSettings('config_rollout', rollout);
-      const ungated = parseActionSettings('config_rollout', { config: 'edge', revision: 3 });
+      const unnamed = parseActionSettings('config_rollout', { config: 'edge', revision: 3 });
       expect(mayTrip(gated, counts().counts)).to.equal(false);
       expect(mayTrip(gated, counts({ late: 1 }).counts)).to.equal(true);
       expect(mayTrip(gated, counts({ disconnected: 1 }).counts)).to.equal(true);
-      expect(mayTrip(ungated, counts({ failed: 3 }).counts)).to.equal(false);
+      expect(mayTrip(unnamed, counts().counts)).to.equal(false);
+      expect(mayTrip(unnamed, counts({ failed: 3 }).counts), 'max_failed 0 by default').to.equal(true);
       expect(mayTrip(restart, counts({ failed: 3 }).counts)).to.equal(false);
     });
 

@@ -11,8 +11,19 @@ describe('job lifecycle', () => {
     expect(nextStatus('paused', 'resume')).to.equal('running');
     expect(nextStatus('paused', 'rollback')).to.equal('failed');
     expect(nextStatus('running', 'succeed')).to.equal('succeeded');
-    for (const status of ['planned', 'armed', 'running', 'paused'] as const)
+    for (const status of ['planned', 'armed', 'running', 'paused', 'awaiting_promotion'] as const)
       expect(nextStatus(status, 'cancel')).to.equal('cancelled');
+  });
+
+  it('holds a rollout that ended with failures until an operator promotes it or rolls it back', () => {
+    expect(nextStatus('running', 'hold')).to.equal('awaiting_promotion');
+    expect(allowedCommands('awaiting_promotion')).to.deep.equal(['cancel', 'rollback', 'promote']);
+    expect(nextStatus('awaiting_promotion', 'promote')).to.equal('succeeded');
+    expect(nextStatus('awaiting_promotion', 'rollback')).to.equal('failed');
+    expect(nextStatus('awaiting_promotion', 'resume')).to.equal(undefined);
+    expect(nextStatus('running', 'promote'), 'promotion is only a decision on a held rollout').to.equal(
+      undefined,
+    );
   });
 
   it('refuses every move out of an end, and a move that does not apply', () => {

@@ -41,6 +41,32 @@ describe('rollout stages', () => {
 });
 
 describe('rollout gates', () => {
+  // docs/jobs.md "Gates": the worked table, row by row (reached × share → the failure that trips).
+  for (const [reached, share, trips] of [
+    [1, 10, 1],
+    [9, 10, 1],
+    [10, 10, 2],
+    [19, 10, 2],
+    [20, 10, 3],
+    [4, 25, 2],
+    [3, 25, 1],
+    [67, 5, 4],
+    [100, 0, 1],
+  ] as const)
+    it(`trips ${share}% of ${reached} reached at failure ${trips}: a share rounds down`, () => {
+      const gates = { maxFailed: { percent: share } };
+      const at = (failed: number) => trippedGate(gates, { reached, failed, unhealthy: 0, disconnected: 0 });
+      expect(at(trips - 1)).to.equal(undefined);
+      expect(at(trips)).to.deep.equal({ gate: 'max_failed', limit: trips - 1, count: trips });
+    });
+
+  it('takes max_failed as 0 in the canary stage whatever was asked', () => {
+    const gates = { maxFailed: { count: 5 } };
+    const counts = { reached: 10, failed: 1, unhealthy: 0, disconnected: 0 };
+    expect(trippedGate(gates, counts)).to.equal(undefined);
+    expect(trippedGate(gates, counts, true)).to.deep.equal({ gate: 'max_failed', limit: 0, count: 1 });
+  });
+
   it('trips the first gate whose count exceeds its limit, shares taken of the targets reached', () => {
     const gates = { maxFailed: { percent: 10 }, maxDisconnected: { count: 2 } };
     expect(trippedGate(gates, { reached: 20, failed: 2, unhealthy: 9, disconnected: 2 })).to.equal(undefined);

@@ -283,6 +283,7 @@ describe('config editor (GET/POST /new-config, /configs/{name}/edit, /partials/c
       expect(answer.status).to.equal(200);
       expect(text(answer.body)).to.include('Revision 2 in force → draft 3: +1 −1 lines');
       expect(answer.body).to.include('name="stages" value="1, 50%, 100%"');
+      expect(answer.body, 'any failure pauses unless widened').to.include('name="max_failed" value="0"');
       const viewer = await page(service, '/configs/edge/rollout', viewerToken);
       expect([viewer.status, viewer.body.includes('<form')]).to.deep.equal([403, false]);
     });

@@ -64,9 +64,9 @@ describe('job settings in words', () => {
     expect(settings.stages).to.have.length(3);
   });
 
-  it('says a rollout without gates or wait has none', () => {
+  it('says a rollout without gates has max_failed 0, and one without wait has none', () => {
     const items = jobSettings(job('config_rollout', { config: 'c', revision: 2 })).items;
-    expect(items.find((i) => i.term === 'Gates')!.text).to.equal('none');
+    expect(items.find((i) => i.term === 'Gates')!.text).to.equal('max_failed 0');
     expect(items.find((i) => i.term === 'Wait')!.text).to.equal('none');
   });
 

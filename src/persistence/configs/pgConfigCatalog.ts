@@ -22,17 +22,14 @@ import {
   createConfigSql,
   insertRevisionSql,
   listConfigsSql,
-  makeCurrentSql,
   nextRevisionSql,
   removeConfigSql,
   revisionsSql,
 } from './configSql.ts';
 import { revisionFromRow, summaryFromRow } from './configRows.ts';
 
-export interface PgConfigCatalog extends ConfigCatalog {
-  /** Makes an existing revision current (a finished rollout); false when the config is gone. */
-  makeCurrent(name: string, revision: number): Promise<boolean>;
-}
+/** A finished rollout makes its revision current in its own step's transaction (jobs/promotion.ts). */
+export type PgConfigCatalog = ConfigCatalog;
 
 const rowsOf = async (client: pg.ClientBase | pg.Pool, sql: Sql) =>
   (await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })).rows;
@@ -137,13 +134,6 @@ export function createPgConfigCatalog(pool: pg.Pool, now: () => number): PgConfi
         if (row === undefined || before[0] === undefined) return refusal(client, name, base ?? null);
         await client.query(notifySql(configsChannel, name));
         return { ok: true, config: summaryFromRow(before[0]) };
-      }),
-    makeCurrent: (name, revision) =>
-      inTransaction(pool, async (client) => {
-        const [row] = await rowsOf(client, makeCurrentSql(name, revision, now()));
-        if (row === undefined) return false;
-        await client.query(notifySql(configsChannel, name));
-        return true;
       }),
     problems: () => [],
   };

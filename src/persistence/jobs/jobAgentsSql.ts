@@ -3,17 +3,18 @@
 import type { Sql } from '../database/sql.ts';
 import { arrayLiteral } from '../database/arrayLiteral.ts';
 import type { Observation } from '../../projections/jobs/targetOutcome.ts';
+import { statusListSql } from './statusListSql.ts';
 
 const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
-/** Targets released and not finished, of jobs that are running or paused. */
+/** Targets released and not finished, of jobs whose targets are watched (running, paused, …). */
 export function inFlightSql(): Sql {
   return {
     text: `SELECT t.job_id::text, j.action, j.status, t.instance_uid, ${ms('t.sent_at')},
   coalesce(t.baseline_start_nanos, 0)::text, ${ms('t.dispatched_at')}, j.action_config::text
 FROM job_targets t JOIN jobs j ON j.id = t.job_id
-WHERE t.state = 'in_flight' AND j.status IN ('running', 'paused')`,
+WHERE t.state = 'in_flight' AND j.status IN ${statusListSql('watched')}`,
     values: [],
   };
 }
@@ -40,7 +41,8 @@ RETURNING t.instance_uid`,
 }
 
 /**
- * What rollouts pin: the reached targets (in flight or finished) of rollouts that run or are paused,
+ * What rollouts pin: the reached targets (in flight or finished) of rollouts that hold their config
+ * (running, paused, awaiting promotion),
  * and of cancelled ones while their config's current revision is still the one they started from
  * (a later write to the config releases them), with the content of the pinned revision.
  */
@@ -53,7 +55,7 @@ JOIN job_targets t ON t.job_id = j.id AND t.state IN ('in_flight', 'succeeded', 
 JOIN remote_configs c ON c.name = j.action_config->>'config'
 JOIN remote_config_revisions r ON r.name = c.name AND r.revision = (j.action_config->>'revision')::integer
 WHERE j.action = 'config_rollout'
-  AND (j.status IN ('running', 'paused')
+  AND (j.status IN ${statusListSql('holdsConfig')}
     OR (j.status = 'cancelled' AND c.current_revision IS NOT DISTINCT FROM j.from_revision))
 GROUP BY r.name, r.revision, r.selector, r.body, r.content_type, r.enabled, r.body_hash`,
     values: [],

@@ -4,6 +4,7 @@
 
 import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import type { Sql } from '../database/sql.ts';
+import { statusListSql } from './statusListSql.ts';
 import type { TargetCandidate, TargetState } from '../../projections/jobs/jobStore.ts';
 
 export const jobsChannel = 'svc_jobs';
@@ -172,7 +173,7 @@ WHERE t.instance_uid = $1 ORDER BY j.created_at DESC LIMIT 50`,
 export function activeRolloutsSql(config: string): Sql {
   return {
     text: `SELECT ${jobColumns} FROM jobs j WHERE j.action = 'config_rollout'
-  AND j.status IN ('armed', 'running', 'paused') AND j.action_config->>'config' = $1`,
+  AND j.status IN ${statusListSql('holdsConfig')} AND j.action_config->>'config' = $1`,
     values: [config],
   };
 }

@@ -27,6 +27,7 @@ import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
 import { inTransaction } from '../database/transaction.ts';
 import { countTargets } from './jobCounts.ts';
+import { makeCurrentIn } from './promotion.ts';
 import { jobFromRow, stageAtOf } from './jobRows.ts';
 import {
   insertEventSql,
@@ -49,8 +50,11 @@ export interface JobStepperDeps {
   readonly requestStep: RequestStep;
   /** A live job's targets now (agents that started matching join it). */
   readonly resolveTargets: (job: Job, settings: ActionSettings) => Promise<TargetCandidate[]>;
-  /** Makes a finished rollout's revision the config's current one. */
-  readonly makeCurrent: (config: string, revision: number) => Promise<boolean>;
+  /**
+   * Called after a step committed that made a rollout's revision current: this replica reloads its
+   * configs in force (publishing RemoteConfigChanged); siblings hear of it through NOTIFY svc_configs.
+   */
+  readonly configsChanged: () => Promise<void>;
   /** The bus: a step's events (JobGateTripped) are published after its transaction committed. */
   readonly publish: (event: FleetEvent) => void;
 }
@@ -93,7 +97,7 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
       await client.query(timeOutTargetsSql(job.id, d.timeOut.before, d.timeOut.reason, at));
     if (
       d.makeCurrent !== undefined &&
-      !(await deps.makeCurrent(d.makeCurrent.config, d.makeCurrent.revision))
+      !(await makeCurrentIn(client, d.makeCurrent.config, d.makeCurrent.revision, at))
     )
       logger.warn({ job: job.id, config: d.makeCurrent.config }, 'rollout finished, but its config is gone');
     for (const m of d.moves) await applyMove(client, job.id, m, at);
@@ -174,6 +178,11 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
       if (settings.ok) matching = await deps.resolveTargets(job, settings.value);
     }
     const decision = await inTransaction(pool, (client) => stepLocked(client, jobId, matching));
+    // Only now, after the commit, is a promotion or a trip anyone's fact (docs/jobs.md).
+    if (decision?.makeCurrent !== undefined)
+      await deps
+        .configsChanged()
+        .catch((error: unknown) => logger.warn({ err: error }, 'remote config reload failed; retried'));
     for (const event of decision?.events ?? []) deps.publish(event);
     if (decision?.nextMs !== undefined) await requestStep(jobId, decision.nextMs);
   }

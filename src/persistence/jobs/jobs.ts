@@ -27,7 +27,8 @@ export interface JobsDeps {
   readonly boss: PgBoss;
   readonly notifications: Notifications;
   readonly ports: JobPorts;
-  readonly makeCurrent: (config: string, revision: number) => Promise<boolean>;
+  /** After a commit that made a rollout's revision current: reload this replica's configs in force. */
+  readonly configsChanged: () => Promise<void>;
   readonly scheduler: SchedulerLike;
   readonly logger: Logger;
   readonly replica: string;
@@ -44,7 +45,7 @@ export function createJobs(deps: JobsDeps): Jobs {
   const { ports, scheduler } = deps;
   const now = () => scheduler.now();
   const requestStep = createStepRequests(deps.boss, now, deps.logger);
-  const store = createPgJobStore(deps.pool, { now, requestStep });
+  const store = createPgJobStore(deps.pool, { now, requestStep, configsChanged: deps.configsChanged });
   let agents: JobAgents | undefined;
   return {
     store,
@@ -56,7 +57,7 @@ export function createJobs(deps: JobsDeps): Jobs {
         logger: deps.logger,
         requestStep,
         resolveTargets,
-        makeCurrent: deps.makeCurrent,
+        configsChanged: deps.configsChanged,
         publish: ports.publish,
       });
       await stepper.start();

@@ -5,12 +5,14 @@
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { rollsOut } from '../../projections/jobs/jobActions.ts';
 import { nextStatus, type JobCommand, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
 import { storedJson, storedText } from '../database/storedText.ts';
 import { inTransaction } from '../database/transaction.ts';
 import { countTargets } from './jobCounts.ts';
+import { makeCurrentIn } from './promotion.ts';
 import { eventFromRow, jobFromRow, jobWidth, targetFromRow } from './jobRows.ts';
 import {
   activeRolloutsSql,
@@ -69,9 +71,12 @@ export interface PgJobStoreDeps {
   readonly now: () => number;
   /** Asks for the job's next step soon (the stepper, through the job queue). Must not reject. */
   readonly requestStep?: (jobId: string) => Promise<void>;
+  /** After a promotion committed: reload this replica's configs in force (publishes the change). */
+  readonly configsChanged?: () => Promise<void>;
 }
 
-type Apply = (client: pg.ClientBase, job: Job, at: number) => Promise<JobChanges>;
+/** What a command changes besides its status, or why it cannot (409, nothing written). */
+type Apply = (client: pg.ClientBase, job: Job, at: number) => Promise<JobChanges | { refused: string }>;
 
 export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore & JobControl {
   const { now } = deps;
@@ -92,6 +97,7 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
         return { ok: false, status: 409, error: `job ${id} is ${job.status}: it cannot ${command}`, job };
       const at = now();
       const changes = await apply(client, job, at);
+      if ('refused' in changes) return { ok: false, status: 409, error: changes.refused, job };
       await client.query(updateJobSql(id, to, changes, at));
       const counts = countTargets(await rowsOf(client, targetCountsSql(id)));
       await client.query(saveCountsSql(id, counts.byState));
@@ -102,6 +108,7 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
       const [after] = await rowsOf(client, jobSql(id));
       return { ok: true, job: jobFromRow(after!) };
     });
+    if (outcome.ok && command === 'promote') await deps.configsChanged?.().catch(() => undefined); // retried by the config sync's reconcile
     if (outcome.ok) await deps.requestStep?.(id);
     return outcome;
   }
@@ -179,7 +186,7 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
     arm,
     act: (id, command, actor, reason) =>
       transition(id, command, actor, reason, async (client, job, at) => {
-        const rollout = job.action === 'config_rollout';
+        const rollout = rollsOut(job.action);
         switch (command) {
           case 'pause':
             return { paused_at: at };
@@ -210,8 +217,17 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
               ),
             );
             return { finished_at: at };
-          default:
+          case 'promote': {
+            // The decision makes the revision current for every agent, in this transaction.
+            const { config, revision } = job.action_config as { config: string; revision: number };
+            if (!(await makeCurrentIn(client, config, revision, at)))
+              return { refused: `config ${config} is gone: roll the job back or cancel it` };
+            return { finished_at: at };
+          }
+          default: {
+            const _exhaustive: never = command;
             return {};
+          }
         }
       }),
     async counts() {

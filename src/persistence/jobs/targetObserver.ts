@@ -14,6 +14,7 @@ import {
   decideObservation,
   evolveSeen,
   nothingSeen,
+  type Observation,
   type SeenFacts,
 } from '../../projections/jobs/targetOutcome.ts';
 import { incompatibility } from '../../projections/remoteConfig/componentTypes.ts';
@@ -43,6 +44,17 @@ export interface TargetObserver {
   stop(): Promise<void>;
 }
 
+/**
+ * The first outcome seen of a target is the one written, however the events fall into batches: the
+ * database keeps the first written (an outcome ends the target), so a FAILED report followed by the
+ * agent's going back to its old config within one flush must not turn the agent's own reason into
+ * "rolled back to …" only because the machine was slow.
+ */
+function firstOutcome(waiting: TargetObservation | undefined, next: Observation): Observation {
+  if (waiting === undefined || waiting.outcome === null || next.outcome === null) return next;
+  return { ...next, outcome: waiting.outcome, reason: waiting.reason, outcomeAt: waiting.outcomeAt };
+}
+
 export function createTargetObserver(deps: TargetObserverDeps): TargetObserver {
   const { pool, logger, scheduler } = deps;
   const seen = new Map<InstanceUid, SeenFacts>();
@@ -64,7 +76,11 @@ export function createTargetObserver(deps: TargetObserverDeps): TargetObserver {
     const text = JSON.stringify(observation);
     if (decided.get(key) === text) return;
     decided.set(key, text);
-    waiting.set(key, { jobId: target.jobId, uid: target.uid, ...observation });
+    waiting.set(key, {
+      jobId: target.jobId,
+      uid: target.uid,
+      ...firstOutcome(waiting.get(key), observation),
+    });
   }
 
   async function flushOnce(): Promise<void> {

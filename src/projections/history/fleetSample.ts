@@ -2,7 +2,11 @@
 // state, and message and error rates. Pure: the sampler hands in the agents and the running totals.
 
 import type { AgentState } from '../agent/agentState.ts';
-import type { ConfigState } from '../remoteConfig/configState.ts';
+import {
+  countedConfigStates,
+  type ConfigState,
+  type CountedConfigState,
+} from '../remoteConfig/configState.ts';
 
 /** The columns of a sample, in order. `unmanaged` agents are the rest of the fleet and not charted. */
 export const historySeries = [
@@ -22,6 +26,12 @@ export const historySeries = [
   'errors_per_second',
 ] as const;
 export type HistorySeries = (typeof historySeries)[number];
+
+/**
+ * Every counted config state is a series: a new state fails to type-check here until the sample
+ * layout (a stored column order) says where its count goes.
+ */
+const sampledConfigStates: readonly (CountedConfigState & HistorySeries)[] = countedConfigStates;
 
 const column = Object.fromEntries(historySeries.map((name, i) => [name, i])) as Record<HistorySeries, number>;
 
@@ -76,16 +86,7 @@ export function sampleFleet(
   sample[column.healthy] = healthy;
   sample[column.unhealthy] = unhealthy;
   sample[column.unknown] = size - healthy - unhealthy;
-  for (const state of [
-    'pending',
-    'applying',
-    'applied',
-    'failed',
-    'rolled_back',
-    'incompatible',
-    'unsupported',
-  ] as const)
-    sample[column[state]] = states[state];
+  for (const state of sampledConfigStates) sample[column[state]] = states[state];
   sample[column.messages_per_second] = rates.messages;
   sample[column.errors_per_second] = rates.errors;
   return sample;

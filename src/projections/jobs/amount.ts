@@ -21,5 +21,14 @@ export function resolveAmount(amount: Amount, total: number): number {
   return Math.min(Math.max(0, n), total);
 }
 
+/**
+ * A gate's limit among `total` targets reached: a share rounds DOWN (10% of 9 is 0, so the first
+ * failure trips; docs/jobs.md "Gates"), so a share never lets through more than it names.
+ */
+export function resolveLimit(amount: Amount, total: number): number {
+  const n = 'count' in amount ? amount.count : Math.floor((total * amount.percent) / 100 + 1e-9);
+  return Math.min(Math.max(0, n), total);
+}
+
 export const formatAmount = (amount: Amount): string =>
   'count' in amount ? String(amount.count) : `${amount.percent}%`;

@@ -63,7 +63,10 @@ export interface StepDecision {
   readonly releases: readonly Release[];
   /** The batch or stage the job reached in this step, and for a rollout its job-event note. */
   readonly stage?: { readonly stage: number; readonly note?: string };
-  /** A finished rollout makes its revision the config's current one. */
+  /**
+   * A rollout that finished with every target succeeded makes its revision the config's current one,
+   * in the step's transaction (a rollout with failed targets waits for a decision instead).
+   */
   readonly makeCurrent?: { readonly config: string; readonly revision: number };
   /** Published after the step committed. */
   readonly events: readonly FleetEvent[];
@@ -154,9 +157,11 @@ function decideRestart(job: StepJob, counts: TargetCounts, s: RestartSettings, n
 
 function decideRollout(job: StepJob, targets: StepTargets, s: RolloutSettings, now: number): StepDecision {
   const { counts } = targets;
-  const tripped = trippedGate(s.gates, counts);
+  const canary = job.stage === 1 && s.stages.length > 1;
+  const tripped = trippedGate(s.gates, counts, canary);
   if (tripped !== undefined) {
-    const reason = `${tripped.gate} exceeded: ${tripped.count} > ${tripped.limit}`;
+    const where = canary && tripped.gate === 'max_failed' ? ' in the canary stage' : '';
+    const reason = `${tripped.gate} exceeded${where}: ${tripped.count} > ${tripped.limit}`;
     const trip = {
       ...move(job, 'trip', reason, { paused_at: now }),
       gate: gateRecord(tripped, targets.behind),
@@ -178,16 +183,28 @@ function decideRollout(job: StepJob, targets: StepTargets, s: RolloutSettings, n
   };
   const plan = planRollout(progress, s.stages, s.waitMs, now);
   if (plan.kind === 'wait') return { ...idle, nextMs: stepTickMs };
-  if (plan.kind === 'finish')
-    return {
-      ...idle,
-      moves: [finish(job, counts, now)],
-      makeCurrent: { config: s.config, revision: s.revision },
-    };
+  if (plan.kind === 'finish') return finishRollout(job, counts, s, now);
   return {
     ...idle,
     releases: plan.assign > 0 ? [{ count: plan.assign, stage: plan.stage }] : [],
     stage: { stage: plan.stage, note: `stage ${plan.stage}: ${plan.assign} more target(s)` },
     nextMs: 0,
   };
+}
+
+/**
+ * Every stage reached and every target finished. All succeeded: the revision becomes current for
+ * every agent. Some failed (the gates allowed it): the revision stays in force only for the targets
+ * reached, and the job waits for an operator to promote it or roll it back (docs/jobs.md).
+ */
+function finishRollout(job: StepJob, counts: TargetCounts, s: RolloutSettings, now: number): StepDecision {
+  const failed = counts.byState.failed;
+  if (failed === 0)
+    return {
+      ...idle,
+      moves: [finish(job, counts, now)],
+      makeCurrent: { config: s.config, revision: s.revision },
+    };
+  const reason = `${failed} target(s) failed: revision ${s.revision} waits for a decision to promote or roll back`;
+  return { ...idle, moves: [move(job, 'hold', reason, { paused_at: now })] };
 }

@@ -5,8 +5,28 @@
 import { parseDuration } from '../units/duration.ts';
 import { parseAmount, type Amount } from './amount.ts';
 
-export const knownActions = ['restart', 'config_rollout'] as const;
-export type KnownAction = (typeof knownActions)[number];
+/** How each action behaves wherever the service treats actions differently; one row per action. */
+export interface ActionBehaviour {
+  /** How the pages name it. */
+  readonly label: string;
+  /** Its targets take a config revision: it rolls back, is promoted, holds its config. */
+  readonly rollsOut: boolean;
+}
+
+export const jobActionTable = {
+  restart: { label: 'Restart', rollsOut: false },
+  config_rollout: { label: 'Config rollout', rollsOut: true },
+} as const satisfies Record<string, ActionBehaviour>;
+
+export type KnownAction = keyof typeof jobActionTable;
+export const knownActions = Object.keys(jobActionTable) as readonly KnownAction[];
+
+/** The behaviour of a recorded action, or undefined for one this service does not know. */
+export const actionBehaviour = (action: string): ActionBehaviour | undefined =>
+  isKnownAction(action) ? jobActionTable[action] : undefined;
+
+/** Whether the job rolls a config revision out (rollback and promote are offered only then). */
+export const rollsOut = (action: string): boolean => actionBehaviour(action)?.rollsOut ?? false;
 
 export interface RestartSettings {
   readonly action: 'restart';
@@ -19,7 +39,8 @@ export interface RestartSettings {
 }
 
 export interface Gates {
-  readonly maxFailed?: Amount;
+  /** Always set: 0 (any failure pauses) unless the rollout names it. */
+  readonly maxFailed: Amount;
   readonly maxUnhealthy?: Amount;
   readonly maxDisconnected?: Amount;
 }
@@ -46,8 +67,9 @@ export type Checked<T> =
 
 type Fields = Readonly<Record<string, unknown>>;
 
-export const isKnownAction = (action: string): action is KnownAction =>
-  (knownActions as readonly string[]).includes(action);
+export function isKnownAction(action: string): action is KnownAction {
+  return Object.hasOwn(jobActionTable, action);
+}
 
 function duration(fields: Fields, key: string, fallback: string): Checked<number> {
   const value = fields[key] ?? fallback;
@@ -163,7 +185,10 @@ function rollout(fields: Fields): Checked<RolloutSettings> {
   const knownGates = unknownKeys(gateFields, ['max_failed', 'max_unhealthy', 'max_disconnected']);
   if (!knownGates.ok)
     return { ok: false, error: knownGates.error.replace('action_config', 'action_config.gates') };
-  const gates: { maxFailed?: Amount; maxUnhealthy?: Amount; maxDisconnected?: Amount } = {};
+  // Every rollout has a failure gate (docs/jobs.md "Gates"): any failure pauses unless asked otherwise.
+  const gates: { maxFailed: Amount; maxUnhealthy?: Amount; maxDisconnected?: Amount } = {
+    maxFailed: { count: 0 },
+  };
   for (const [key, name] of [
     ['max_failed', 'maxFailed'],
     ['max_unhealthy', 'maxUnhealthy'],
@@ -190,15 +215,15 @@ function rollout(fields: Fields): Checked<RolloutSettings> {
 
 /** The settings of a known action, or why they cannot be used (also for an unknown action). */
 export function parseActionSettings(action: string, config: Fields): Checked<ActionSettings> {
-  switch (action) {
-    case 'restart':
-      return restart(config);
-    case 'config_rollout':
-      return rollout(config);
-    default:
-      return {
-        ok: false,
-        error: `action ${JSON.stringify(action)} is not one this service knows (${knownActions.join(', ')})`,
-      };
-  }
+  if (!isKnownAction(action))
+    return {
+      ok: false,
+      error: `action ${JSON.stringify(action)} is not one this service knows (${knownActions.join(', ')})`,
+    };
+  return settingsParsers[action](config);
 }
+
+const settingsParsers: { readonly [A in KnownAction]: (config: Fields) => Checked<ActionSettings> } = {
+  restart,
+  config_rollout: rollout,
+};

@@ -2,7 +2,7 @@
 // job (POST /api/jobs, as SPEC has it), JobControl reads jobs and makes them act. Types only: the
 // persistence layer implements the ports, the web layer uses them.
 
-import type { JobCommand, JobStatus } from './jobLifecycle.ts';
+import type { JobStatus, OperatorCommand } from './jobLifecycle.ts';
 import type { TargetCandidate } from './resolveTargets.ts';
 import type { TrippedGate } from './rolloutPlan.ts';
 
@@ -115,13 +115,8 @@ export interface JobControl {
   /** Active rollout jobs of a config (at most one may run at a time). */
   activeRollouts(config: string): Promise<Job[]>;
   arm(id: string, request: ArmRequest): Promise<ActOutcome>;
-  /** pause, resume, cancel, rollback by an operator. */
-  act(
-    id: string,
-    command: Extract<JobCommand, 'pause' | 'resume' | 'cancel' | 'rollback'>,
-    actor: string,
-    reason: string,
-  ): Promise<ActOutcome>;
+  /** pause, resume, cancel, rollback, promote by an operator (who and why kept in the job's events). */
+  act(id: string, command: OperatorCommand, actor: string, reason: string): Promise<ActOutcome>;
   /** Job statuses and target states, for the metrics. */
   counts(): Promise<{
     jobs: Partial<Record<JobStatus, number>>;

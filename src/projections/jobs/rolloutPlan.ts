@@ -1,7 +1,7 @@
 // How a config rollout moves through its stages, and when its gates trip (docs/jobs.md). Pure: the
 // job stepper feeds it the counts it reads from the job's targets and acts on the answer.
 
-import { resolveAmount, type Amount } from './amount.ts';
+import { resolveAmount, resolveLimit, type Amount } from './amount.ts';
 import type { Gates } from './jobActions.ts';
 
 /** Cumulative targets per stage for `total` eligible targets: never decreasing, the last is `total`. */
@@ -68,16 +68,20 @@ export interface TrippedGate {
   readonly count: number;
 }
 
-/** The first gate whose count exceeds its limit (a count, or a share of the targets reached). */
-export function trippedGate(gates: Gates, counts: GateCounts): TrippedGate | undefined {
+/**
+ * The first gate whose count exceeds its limit (a count, or a share of the targets reached rounded
+ * down). In the canary stage (the first of several) max_failed is 0 whatever was asked: the canary is
+ * there to stop the rollout on its failure.
+ */
+export function trippedGate(gates: Gates, counts: GateCounts, canary = false): TrippedGate | undefined {
   const checks: [GateName, Amount | undefined, number][] = [
-    ['max_failed', gates.maxFailed, counts.failed],
+    ['max_failed', canary ? { count: 0 } : gates.maxFailed, counts.failed],
     ['max_unhealthy', gates.maxUnhealthy, counts.unhealthy],
     ['max_disconnected', gates.maxDisconnected, counts.disconnected],
   ];
   for (const [gate, amount, count] of checks) {
     if (amount === undefined) continue;
-    const limit = resolveAmount(amount, counts.reached);
+    const limit = resolveLimit(amount, counts.reached);
     if (count > limit) return { gate, limit, count };
   }
   return undefined;

@@ -31,8 +31,7 @@ export const takesNewcomers = (job: { readonly status: JobStatus; readonly live:
 /** Whether a step on these counts can trip a gate: only then does it need to know who is behind one. */
 export function mayTrip(settings: Checked<ActionSettings>, counts: TargetCounts): boolean {
   if (!settings.ok || settings.value.action !== 'config_rollout') return false;
-  const { maxFailed, maxUnhealthy, maxDisconnected } = settings.value.gates;
-  if (maxFailed === undefined && maxUnhealthy === undefined && maxDisconnected === undefined) return false;
+  // Every rollout has max_failed (0 unless named), so any count that is not zero may trip.
   return counts.failed + counts.late + counts.unhealthy + counts.disconnected > 0;
 }
 

@@ -4,25 +4,36 @@ import type { AgentState } from '../agent/agentState.ts';
 import { incompatibility } from './componentTypes.ts';
 import type { DesiredConfig } from './desiredConfig.ts';
 
-export type ConfigState =
-  | 'unmanaged'
-  | 'unsupported'
-  | 'pending'
-  | 'applying'
-  | 'applied'
-  | 'failed'
-  | 'rolled_back'
-  | 'incompatible';
-export const configStates: readonly ConfigState[] = [
-  'unmanaged',
-  'unsupported',
-  'pending',
-  'applying',
-  'applied',
-  'failed',
-  'rolled_back',
-  'incompatible',
-];
+/**
+ * The states, declared once with what each means for the rest of the service, so a new state makes
+ * the type checker name every place that must say how it behaves (labels, ranks, counts, history).
+ * `counted`: the position of its count among a config's per-state counts (the configs list's
+ * columns, the fleet history's series), or null for a state that is not one of a config's agents.
+ * `rank`: ascending puts the agents that need attention first.
+ */
+export const configStateTable = {
+  unmanaged: { counted: null, rank: 7 },
+  unsupported: { counted: 6, rank: 5 },
+  pending: { counted: 0, rank: 3 },
+  applying: { counted: 1, rank: 4 },
+  applied: { counted: 2, rank: 6 },
+  failed: { counted: 3, rank: 0 },
+  rolled_back: { counted: 4, rank: 1 },
+  incompatible: { counted: 5, rank: 2 },
+} as const satisfies Record<string, { readonly counted: number | null; readonly rank: number }>;
+
+export type ConfigState = keyof typeof configStateTable;
+export const configStates = Object.keys(configStateTable) as readonly ConfigState[];
+
+/** The states a config's agents are counted in (every state but unmanaged). */
+export type CountedConfigState = {
+  [S in ConfigState]: (typeof configStateTable)[S]['counted'] extends number ? S : never;
+}[ConfigState];
+
+/** The counted states in the order their counts are shown and sampled. */
+export const countedConfigStates = configStates
+  .filter((s): s is CountedConfigState => configStateTable[s].counted !== null)
+  .sort((a, b) => configStateTable[a].counted - configStateTable[b].counted);
 
 /** AgentCapabilities_AcceptsRemoteConfig. */
 export const AcceptsRemoteConfig = 0x2n;

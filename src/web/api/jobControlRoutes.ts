@@ -1,12 +1,12 @@
 // Reading jobs and making them act (docs/jobs.md "API"): GET /api/jobs (?status=), GET /api/jobs/{id}
 // (counts, a page of targets, the events), and POST /api/jobs/{id}/arm, /pause, /resume, /cancel,
-// /rollback, whose checks live in write/jobCommands.ts (shared with the job page's buttons). Jobs
+// /rollback, /promote, whose checks live in write/jobCommands.ts (shared with the job page's buttons). Jobs
 // need persistence (503 without, SPEC durability rule 1). Every command needs an admin identity, or
 // an anonymous request with auth.allow_unauthenticated_writes (403 otherwise), and is recorded with
 // its actor; a move the job's status does not allow is 409 with that status.
 
 import type { Context } from 'koa';
-import { jobStatuses, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
+import { jobStatuses, operatorCommands, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import type { JobControl, TargetState } from '../../projections/jobs/jobStore.ts';
 import { targetStates } from '../../projections/jobs/jobStore.ts';
 import { authorizeWrite } from '../auth.ts';
@@ -111,7 +111,7 @@ export function jobControlRoutes(router: ApiRouter, deps: ApiDeps): void {
     answer(ctx, await commands.arm(id, who, body), 'arm', who);
   });
 
-  for (const command of ['pause', 'resume', 'cancel', 'rollback'] as const) {
+  for (const command of operatorCommands) {
     router.post(`/api/jobs/:id/${command}`, async (ctx) => {
       const commands = commandsOf(ctx);
       const who = actor(ctx);

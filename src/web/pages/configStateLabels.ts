@@ -1,7 +1,11 @@
 // How the pages name and order remote config states (docs/remote-config.md "States"). The badge
 // classes are prefixed (`cfg-…`) so they never collide with the agent status badges.
 
-import type { ConfigState } from '../../projections/remoteConfig/configState.ts';
+import {
+  configStateTable,
+  configStates,
+  type ConfigState,
+} from '../../projections/remoteConfig/configState.ts';
 
 export const configStateLabels: Readonly<Record<ConfigState, string>> = {
   unmanaged: 'Unmanaged',
@@ -14,17 +18,10 @@ export const configStateLabels: Readonly<Record<ConfigState, string>> = {
   incompatible: 'Incompatible',
 };
 
-/** Ascending puts the agents that need attention first. */
-export const configStateRank: Readonly<Record<ConfigState, number>> = {
-  failed: 0,
-  rolled_back: 1,
-  incompatible: 2,
-  pending: 3,
-  applying: 4,
-  unsupported: 5,
-  applied: 6,
-  unmanaged: 7,
-};
+/** Ascending puts the agents that need attention first (configState.ts declares it). */
+export const configStateRank: Readonly<Record<ConfigState, number>> = Object.fromEntries(
+  configStates.map((s) => [s, configStateTable[s].rank]),
+) as Record<ConfigState, number>;
 
 export const configBadge = (state: ConfigState) => ({
   class: `cfg-${state}`,

@@ -4,20 +4,12 @@
 
 import type { ConfigSource } from '../../events/configData.ts';
 import type { ConfigCatalog, ConfigSummary } from '../../projections/remoteConfig/configCatalog.ts';
-import type { ConfigState } from '../../projections/remoteConfig/configState.ts';
+import { countedConfigStates, type ConfigState } from '../../projections/remoteConfig/configState.ts';
 import { configView, type ConfigCounts } from '../views/configView.ts';
 import { configHref } from './configStateLabels.ts';
 
-/** The per-state columns of the list, in the order shown. */
-export const countColumns: readonly (ConfigState & keyof ConfigCounts)[] = [
-  'pending',
-  'applying',
-  'applied',
-  'failed',
-  'rolled_back',
-  'incompatible',
-  'unsupported',
-];
+/** The per-state columns of the list, in the order shown (configState.ts declares it). */
+export const countColumns: readonly (ConfigState & keyof ConfigCounts)[] = countedConfigStates;
 
 export interface CountCell {
   readonly state: string;

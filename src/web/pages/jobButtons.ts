@@ -1,9 +1,10 @@
-// The job page's buttons: the moves the job's status allows (arm, pause, resume, cancel, rollback
-// for rollouts), a label and style each, and a prompt asking why before the moves that end
+// The job page's buttons: the moves the job's status allows (arm, pause, resume, cancel; rollback
+// and promote for rollouts), a label and style each, and a prompt asking why before the moves that end
 // something. Pure.
 
 import type { Job } from '../../projections/jobs/jobStore.ts';
 import { jobView } from '../views/jobView.ts';
+import type { JobCommandName } from '../write/jobCommands.ts';
 import { jobHref } from './jobLabels.ts';
 import { jobQueryString, type JobQuery } from './jobQuery.ts';
 
@@ -22,7 +23,13 @@ const buttons = {
     kind: 'danger',
     prompt: 'Roll back? Every target reached returns to the revision it had. Why (kept in its events)?',
   },
-} as const;
+  promote: {
+    label: 'Promote',
+    kind: 'primary',
+    prompt:
+      'Promote? The revision becomes current for every agent, although some targets failed it. Why (kept in its events)?',
+  },
+} as const satisfies Record<JobCommandName, { label: string; kind: string; prompt: string }>;
 
 /**
  * The moves the job allows now (the API's allowed_actions), as buttons when the caller may write;

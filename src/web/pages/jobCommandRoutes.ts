@@ -1,10 +1,11 @@
-// POST /jobs/{id}/{arm|pause|resume|cancel|rollback}: the job page's buttons. The same write rule
+// POST /jobs/{id}/{arm|pause|resume|cancel|rollback|promote}: the job page's buttons. The same write rule
 // as the JSON API (authorizeWrite: an admin identity, or anonymous with
 // auth.allow_unauthenticated_writes; a viewer is refused by the authentication layer first), and
 // the same checks (write/jobCommands.ts). Only htmx requests from this UI are taken
 // (sameOriginWrite.ts). The answer is the job's live fragment, with a notice (out of band, so
 // polling leaves it) saying what was done or why it was refused, under the status the API would
-// give. Arm takes `?target_mode=live`; cancel and rollback take the reason typed into htmx's prompt.
+// give. Arm takes `?target_mode=live`; cancel, rollback and promote take the reason typed into htmx's
+// prompt.
 
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -21,6 +22,7 @@ const done: Readonly<Record<JobCommandName, string>> = {
   resume: 'Resumed',
   cancel: 'Cancelled',
   rollback: 'Rolled back',
+  promote: 'Promoted',
 };
 
 export interface Notice {

@@ -1,6 +1,7 @@
 // How the pages name jobs, their statuses and their targets' states (docs/jobs.md). Badge classes
 // are prefixed (`job-…`, `tgt-…`) so they never collide with the agent and config badges.
 
+import { actionBehaviour } from '../../projections/jobs/jobActions.ts';
 import { isFinal, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import type { TargetState } from '../../projections/jobs/jobStore.ts';
 
@@ -9,6 +10,7 @@ export const jobStatusLabels: Readonly<Record<JobStatus, string>> = {
   armed: 'Armed',
   running: 'Running',
   paused: 'Paused',
+  awaiting_promotion: 'Awaiting promotion',
   succeeded: 'Succeeded',
   failed: 'Failed',
   cancelled: 'Cancelled',
@@ -24,13 +26,8 @@ export const targetStateLabels: Readonly<Record<TargetState, string>> = {
   cancelled: 'Cancelled',
 };
 
-const actionLabels: Readonly<Record<string, string>> = {
-  restart: 'Restart',
-  config_rollout: 'Config rollout',
-};
-
 /** `Restart`, `Config rollout`; an action this service does not know is shown as recorded. */
-export const actionLabel = (action: string): string => actionLabels[action] ?? action;
+export const actionLabel = (action: string): string => actionBehaviour(action)?.label ?? action;
 
 export const jobBadge = (status: JobStatus) => ({ class: `job-${status}`, label: jobStatusLabels[status] });
 export const targetBadge = (state: TargetState) => ({

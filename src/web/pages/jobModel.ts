@@ -1,9 +1,11 @@
 // A job as the jobs list and the job page's header show it: what it acts on, its status badge, where
 // it stands (stage or batch), its targets as a bar, and when it last moved. Pure.
 
+import { rollsOut } from '../../projections/jobs/jobActions.ts';
 import type { Job } from '../../projections/jobs/jobStore.ts';
 import { actionLabel, jobBadge, jobHref } from './jobLabels.ts';
 import { progressBar } from './progressBar.ts';
+import { revisionInForce } from '../views/revisionInForce.ts';
 import { shortId, toMs } from './format.ts';
 
 /** The latest of the job's lifecycle times: when it last moved (RFC 3339). */
@@ -24,7 +26,7 @@ export function lastMoveAt(job: Job): string {
 /** What the job acts on, in a few words: the config and revision of a rollout, else the filter. */
 export function jobSubject(job: Job): string {
   const { config, revision } = job.action_config;
-  if (job.action === 'config_rollout' && typeof config === 'string') return `${config} #${String(revision)}`;
+  if (rollsOut(job.action) && typeof config === 'string') return `${config} #${String(revision)}`;
   return job.filter === '' ? 'every agent' : job.filter;
 }
 
@@ -54,6 +56,8 @@ export function jobRow(job: Job) {
     createdAt: job.created_at,
     movedAt: lastMoveAt(job),
     submittedBy: job.submitted_by,
+    /** A rollout: which revision is in force for whom ('' for other jobs). */
+    inForce: revisionInForce(job) ?? '',
   };
 }
 

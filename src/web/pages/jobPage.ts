@@ -8,6 +8,7 @@
 import { isJobId } from '../write/jobCommands.ts';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { rollsOut } from '../../projections/jobs/jobActions.ts';
 import type { JobControl } from '../../projections/jobs/jobStore.ts';
 import { mayWrite } from '../auth.ts';
 import { jobPageLocals, nameFrom } from './jobPageModel.ts';
@@ -25,7 +26,7 @@ export async function jobLocals(
   if (!isJobId(id)) return undefined;
   const job = await jobs.get(id);
   if (job === undefined) return undefined;
-  const rollout = job.action === 'config_rollout';
+  const rollout = rollsOut(job.action);
   const [targets, events, byStage] = await Promise.all([
     query.error === undefined
       ? jobs.targets(id, { limit: targetPageSize, offset: query.offset }, query.state)

@@ -11,6 +11,7 @@ import { displayName } from '../views/agentView.ts';
 import { agentHref } from './fleetModel.ts';
 import { jobButtons } from './jobButtons.ts';
 import { shortId } from './format.ts';
+import { revisionInForce } from '../views/revisionInForce.ts';
 import { actionLabel, isLive, jobBadge, jobHref, targetBadge, targetStateLabels } from './jobLabels.ts';
 import { jobSubject, stageText } from './jobModel.ts';
 import { queryString } from './fleetRequest.ts';
@@ -132,6 +133,7 @@ export function jobPageLocals(
     filterHref: `/${queryString(filterParams(job.filter))}`,
     actions: jobButtons(job, query, context.writable),
     gate: gateLocals(job, context.nameOf),
+    inForce: revisionInForce(job),
     overall: progressBar(counts),
     noTargets: noTargetsText(job),
     stages:

@@ -41,7 +41,7 @@ function gatesText(gates: Gates): string {
   ]
     .filter((g): g is [string, Amount] => g[1] !== undefined)
     .map(([name, amount]) => `${name} ${formatAmount(amount)}`);
-  return parts.length === 0 ? 'none' : parts.join(' · ');
+  return parts.join(' · ');
 }
 
 export function jobSettings(job: Job): JobSettings {
@@ -94,7 +94,7 @@ export function jobSettings(job: Job): JobSettings {
       {
         term: 'Gates',
         text: gatesText(s.gates),
-        note: 'exceeding one pauses the rollout; a share is of the targets reached',
+        note: 'exceeding one pauses the rollout; a share is of the targets reached, rounded down; max_failed is 0 unless named, and 0 in the canary stage (the first of several)',
       },
       {
         term: 'Apply timeout',

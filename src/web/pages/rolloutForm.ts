@@ -21,7 +21,7 @@ export const rolloutDefaults: RolloutForm = {
   filter: 'connected=true',
   stages: '1, 50%, 100%',
   wait: '5m',
-  // Any failure pauses: the canary protects the fleet (docs/jobs.md "Gates").
+  // Any failure pauses (docs/jobs.md "Gates"): the operator widens it knowingly, never by default.
   maxFailed: '0',
   maxUnhealthy: '',
   maxDisconnected: '',

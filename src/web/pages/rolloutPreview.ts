@@ -2,11 +2,12 @@
 // how many each stage gives the revision to, and what each gate means in counts at that stage. Pure
 // apart from rolloutPreviewLocals, which resolves the targets exactly as arming does (jobTargets.ts).
 //
-// A gate's share is of the targets reached so far and rounds DOWN (10 % of 9 reached is 0, so the
-// first failure trips it), and a gate trips when its count exceeds the limit (docs/jobs.md "Gates").
-// An empty max_failed is the default gate, max_failed 0: any failure pauses.
+// The counts come from the rollout's own rule (resolveLimit, trippedGate's canary rule): a gate's
+// share is of the targets reached so far and rounds DOWN (10 % of 9 reached is 0, so the first
+// failure trips it), a gate trips when its count exceeds the limit, and the canary stage (the first of
+// several) pauses on its first failure whatever max_failed says (docs/jobs.md "Gates").
 
-import { formatAmount, type Amount } from '../../projections/jobs/amount.ts';
+import { formatAmount, resolveLimit, type Amount } from '../../projections/jobs/amount.ts';
 import type { Gates, RolloutSettings } from '../../projections/jobs/jobActions.ts';
 import { parseActionSettings } from '../../projections/jobs/jobActions.ts';
 import { stageCounts } from '../../projections/jobs/rolloutPlan.ts';
@@ -14,14 +15,6 @@ import { createJobTargetResolver, TargetError } from '../read/jobTargets.ts';
 import type { PagesDeps } from './pageContext.ts';
 import type { RolloutForm } from './rolloutForm.ts';
 import { rolloutJob } from './rolloutForm.ts';
-
-export const defaultMaxFailed: Amount = { count: 0 };
-
-/** The most failures a gate allows with `reached` targets reached: a share rounds down. */
-export function gateLimit(amount: Amount, reached: number): number {
-  const n = 'count' in amount ? amount.count : Math.floor((reached * amount.percent) / 100 + 1e-9);
-  return Math.min(Math.max(0, n), reached);
-}
 
 export interface GateAtStage {
   readonly gate: string;
@@ -40,9 +33,9 @@ export interface StageNumbers {
   readonly gates: readonly GateAtStage[];
 }
 
-function gateRows(gates: Gates): [string, Amount][] {
+function gateRows(gates: Gates, canary: boolean): [string, Amount][] {
   const rows: [string, Amount | undefined][] = [
-    ['failed', gates.maxFailed ?? defaultMaxFailed],
+    ['failed', canary ? { count: 0 } : gates.maxFailed],
     ['unhealthy', gates.maxUnhealthy],
     ['disconnected', gates.maxDisconnected],
   ];
@@ -59,8 +52,8 @@ export function stageNumbers(
     setting: formatAmount(settings.stages[i]!),
     size: reached - (counts[i - 1] ?? 0),
     reached,
-    gates: gateRows(settings.gates).map(([gate, amount]) => {
-      const limit = gateLimit(amount, reached);
+    gates: gateRows(settings.gates, i === 0 && counts.length > 1).map(([gate, amount]) => {
+      const limit = resolveLimit(amount, reached);
       return { gate, setting: formatAmount(amount), tripsAt: limit + 1 <= reached ? limit + 1 : undefined };
     }),
   }));

@@ -4,32 +4,23 @@
 import type { ConfigRevisionRecord } from '../../events/configData.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { ConfigProblem, ConfigSummary } from '../../projections/remoteConfig/configCatalog.ts';
-import { configStateOf, type ConfigState } from '../../projections/remoteConfig/configState.ts';
+import {
+  configStateOf,
+  countedConfigStates,
+  type ConfigState,
+  type CountedConfigState,
+} from '../../projections/remoteConfig/configState.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
 import { rfc3339FromMs } from './time.ts';
 
-export interface ConfigCounts {
-  /** Agents whose desired config includes this config. */
-  targeted: number;
-  pending: number;
-  applying: number;
-  applied: number;
-  failed: number;
-  rolled_back: number;
-  incompatible: number;
-  unsupported: number;
-}
+/** Agents whose desired config includes this config (targeted), and how many in each counted state. */
+export type ConfigCounts = { targeted: number } & Record<CountedConfigState, number>;
 
-const noAgents = (): ConfigCounts => ({
-  targeted: 0,
-  pending: 0,
-  applying: 0,
-  applied: 0,
-  failed: 0,
-  rolled_back: 0,
-  incompatible: 0,
-  unsupported: 0,
-});
+const noAgents = (): ConfigCounts =>
+  ({
+    targeted: 0,
+    ...Object.fromEntries(countedConfigStates.map((s) => [s, 0])),
+  }) as ConfigCounts;
 
 /**
  * One pass over the fleet: per config name, the agents it targets and where they stand. An agent's

@@ -1,18 +1,22 @@
 // Making a job act (docs/jobs.md "API"), shared by POST /api/jobs/{id}/... and the job page's
 // buttons, so both check the same things in the same order: arm checks the job, its target mode and
 // dispatch time, its action settings, a rollout's config and revision, then resolves the targets;
-// pause, resume, cancel and rollback go to the lifecycle (rollback only for config rollouts). The
+// pause, resume, cancel, rollback and promote go to the lifecycle (the last two only for rollouts). The
 // caller has already authorized the write (authorizeWrite) and names the actor.
 
-import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
-import { parseActionSettings, type ActionSettings } from '../../projections/jobs/jobActions.ts';
+import {
+  operatorCommands,
+  type JobStatus,
+  type OperatorCommand,
+} from '../../projections/jobs/jobLifecycle.ts';
+import { parseActionSettings, rollsOut, type ActionSettings } from '../../projections/jobs/jobActions.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
 import type { ActOutcome, Job, JobControl } from '../../projections/jobs/jobStore.ts';
 import { TargetError, type JobTargetResolver } from '../read/jobTargets.ts';
 
-export type ActCommand = 'pause' | 'resume' | 'cancel' | 'rollback';
+export type ActCommand = OperatorCommand;
 export type JobCommandName = 'arm' | ActCommand;
-export const jobCommandNames: readonly JobCommandName[] = ['arm', 'pause', 'resume', 'cancel', 'rollback'];
+export const jobCommandNames: readonly JobCommandName[] = ['arm', ...operatorCommands];
 
 export type CommandOutcome =
   | { readonly ok: true; readonly job: Job }
@@ -111,10 +115,14 @@ export function createJobCommands(deps: JobCommandDeps): JobCommands {
 
     async act(id, command, actor, reason) {
       if (!isJobId(id)) return refused(404, `no job ${id}`);
-      if (command === 'rollback') {
+      if (command === 'rollback' || command === 'promote') {
         const job = await find(id);
-        if (job !== undefined && job.action !== 'config_rollout')
-          return refused(409, `job ${id} is a ${job.action}: only config rollouts roll back`, job.status);
+        if (job !== undefined && !rollsOut(job.action))
+          return refused(
+            409,
+            `job ${id} is a ${job.action}: only config rollouts ${command === 'rollback' ? 'roll back' : 'are promoted'}`,
+            job.status,
+          );
       }
       return fromAct(await jobs.act(id, command, actor, reason));
     },

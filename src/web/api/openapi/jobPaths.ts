@@ -66,4 +66,8 @@ export const jobPaths = {
   '/api/jobs/{id}/resume': command('resume', 'Resume a paused job'),
   '/api/jobs/{id}/cancel': command('cancel', 'Cancel a job'),
   '/api/jobs/{id}/rollback': command('rollback', 'Roll a config rollout back'),
+  '/api/jobs/{id}/promote': command(
+    'promote',
+    'Promote a config rollout awaiting promotion: its revision becomes current for every agent',
+  ),
 };

@@ -1,7 +1,7 @@
 // Schemas of the jobs API (src/web/views/jobView.ts, src/projections/jobs/jobStore.ts, docs/jobs.md).
 
 import { targetStates } from '../../../projections/jobs/jobStore.ts';
-import { jobStatuses } from '../../../projections/jobs/jobLifecycle.ts';
+import { jobStatuses, operatorCommands } from '../../../projections/jobs/jobLifecycle.ts';
 import { arrayOf, int, nullable, object, oneOfValues, ref, str, time, type Schema } from './jsonSchema.ts';
 
 const jobFields: Record<string, Schema> = {
@@ -31,13 +31,19 @@ const jobFields: Record<string, Schema> = {
   from_revision: nullable(int(1)),
   target_counts: { type: 'object', propertyNames: ref('TargetState'), additionalProperties: int() },
   allowed_actions: {
-    ...arrayOf(oneOfValues(['arm', 'pause', 'resume', 'cancel', 'rollback'])),
+    ...arrayOf(oneOfValues(['arm', ...operatorCommands])),
     description: 'The moves an operator may ask for now (not in the answer of POST /api/jobs)',
+  },
+  in_force: {
+    ...str(),
+    description:
+      "A config rollout: which revision is in force for whom, in words (e.g. 'Revision 3 is in force for the 12 agents this rollout reached; revision 2 stays current for the rest.')",
   },
 };
 /** Fields a job has only once it has moved, and allowed_actions (not in the answer of POST). */
 const laterFields = [
   'allowed_actions',
+  'in_force',
   'started_at',
   'paused_at',
   'finished_at',

@@ -7,6 +7,8 @@ import {
   type HistoryWindowName,
 } from '../../../projections/history/fleetHistory.ts';
 import { historySeries, type HistorySeries } from '../../../projections/history/fleetSample.ts';
+import { countedConfigStates } from '../../../projections/remoteConfig/configState.ts';
+import { configStateLabels } from '../configStateLabels.ts';
 import {
   chartHeight,
   chartWidth,
@@ -44,15 +46,7 @@ export const historyCharts: readonly ChartSpec[] = [
   {
     id: 'config',
     title: 'Config states',
-    series: [
-      { key: 'pending', label: 'Pending' },
-      { key: 'applying', label: 'Applying' },
-      { key: 'applied', label: 'Applied' },
-      { key: 'failed', label: 'Failed' },
-      { key: 'rolled_back', label: 'Rolled back' },
-      { key: 'incompatible', label: 'Incompatible' },
-      { key: 'unsupported', label: 'Unsupported' },
-    ],
+    series: countedConfigStates.map((key) => ({ key, label: configStateLabels[key] })),
   },
   {
     id: 'messages',
