@@ -42,6 +42,8 @@ import { createFleetReader } from './web/read/fleetReader.ts';
 import { createJobTargetResolver } from './web/read/jobTargets.ts';
 import { createUiAuth } from './web/auth.ts';
 import { createUiApp } from './web/uiApp.ts';
+import { createMemorySessionStore } from './projections/access/memorySessionStore.ts';
+import { createSignIn } from './web/session/signIn.ts';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -235,6 +237,15 @@ export function createApp(config: Config, deps: AppDeps): App {
     scheduler,
     onError,
   });
+  // People's sessions: in PostgreSQL with persistence (every replica), else here.
+  const sessionStore = database?.sessions ?? createMemorySessionStore();
+  const signIn = createSignIn({
+    config,
+    store: sessionStore,
+    logger,
+    now: () => scheduler.now(),
+    uiTls: tls.ui !== undefined,
+  });
   const ui = createUiApp({
     registry,
     logger,
@@ -263,7 +274,10 @@ export function createApp(config: Config, deps: AppDeps): App {
       ...authOptions('ui'),
       tokens: config.auth.api_tokens,
       anonymousReads: config.auth.anonymous_reads,
+      sessions: signIn.sessions,
+      allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,
     }),
+    signIn,
   });
   const listeners = createListeners(config.listeners, tls, identity.caPem);
 
@@ -288,6 +302,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     );
     const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];
     await listeners.open('ui', (req, res) => void uiHandler(req, res));
+    await signIn.start(listeners.urls.ui);
     await listeners.open('telemetry', (req, res) => void telemetryHandler(req, res));
     core.startSweeping();
     history.start();
@@ -303,6 +318,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     opamp.ws.closeAll(1001, 'server shutting down');
     await metrics.stop();
     await listeners.close();
+    signIn.stop();
     await recorder?.close();
     configDirectory?.stop();
     history.stop();
