@@ -44,6 +44,10 @@ import { createUiAuth } from './web/auth.ts';
 import { createUiApp } from './web/uiApp.ts';
 import { createMemorySessionStore } from './projections/access/memorySessionStore.ts';
 import { createSignIn } from './web/session/signIn.ts';
+import { createMemoryAuditLog } from './projections/access/auditLog.ts';
+import { auditWrites } from './web/audit/auditWrites.ts';
+import { createAuditRoutes } from './web/audit/auditRoutes.ts';
+import { createRenderer } from './web/pages/render.ts';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -237,15 +241,26 @@ export function createApp(config: Config, deps: AppDeps): App {
     scheduler,
     onError,
   });
-  // People's sessions: in PostgreSQL with persistence (every replica), else here.
+  // People's sessions and the audit log: in PostgreSQL with persistence (every replica), else here.
   const sessionStore = database?.sessions ?? createMemorySessionStore();
+  const auditLog = database?.audit ?? createMemoryAuditLog();
+  // The sign-in and audit pages' templates (the other pages compile their own at first use).
+  const render = createRenderer({ pollIntervalMs: config.ui.poll_interval });
   const signIn = createSignIn({
     config,
     store: sessionStore,
     logger,
     now: () => scheduler.now(),
     uiTls: tls.ui !== undefined,
+    render,
   });
+  const auditSink = {
+    log: auditLog,
+    now: () => scheduler.now(),
+    logLine: (entry: object) => logger.info({ audit: entry }, 'audit'),
+    onError: (error: unknown, entry: object) =>
+      logger.error({ err: error, audit: entry }, 'audit entry not recorded'),
+  };
   const ui = createUiApp({
     registry,
     logger,
@@ -278,6 +293,10 @@ export function createApp(config: Config, deps: AppDeps): App {
       allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,
     }),
     signIn,
+    audit: {
+      recorder: auditWrites({ sink: auditSink, configs }),
+      routes: createAuditRoutes({ log: auditLog, render, now: () => scheduler.now() }),
+    },
   });
   const listeners = createListeners(config.listeners, tls, identity.caPem);
 

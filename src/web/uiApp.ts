@@ -37,8 +37,8 @@ export interface UiDeps {
   readonly jobsUi?: Middleware | undefined;
   /** People's sign-in (src/web/session/signIn.ts): the /auth routes, and whether anyone can sign in. */
   readonly signIn?: { readonly routes: Router; readonly offered: boolean } | undefined;
-  /** Routes that need the caller's identity and come before the API's (the audit log's). */
-  readonly beforeApi?: Middleware | undefined;
+  /** The audit log's recorder of writes, and its routes (/api/audit, /audit): after auth, before the API. */
+  readonly audit?: { readonly recorder: Middleware; readonly routes: Router } | undefined;
 }
 
 export function createUiApp(deps: UiDeps): Koa {
@@ -55,7 +55,10 @@ export function createUiApp(deps: UiDeps): Koa {
   // /auth is reachable without a credential: it is where a person gets one.
   if (deps.signIn) app.use(deps.signIn.routes.routes());
   if (deps.auth) app.use(deps.auth);
-  if (deps.beforeApi) app.use(deps.beforeApi);
+  if (deps.audit) {
+    app.use(deps.audit.recorder);
+    app.use(deps.audit.routes.routes());
+  }
   // Then: /api/* never reaches the UI routes (SPEC UI rule 6).
   app.use(
     createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }),

@@ -9,6 +9,7 @@ export type AuditAction =
   | 'config.delete'
   | 'config.restore'
   | 'rollout.create'
+  | 'job.create'
   | 'job.arm'
   | 'job.pause'
   | 'job.resume'
@@ -24,6 +25,7 @@ export const auditActions: readonly AuditAction[] = [
   'config.delete',
   'config.restore',
   'rollout.create',
+  'job.create',
   'job.arm',
   'job.pause',
   'job.resume',

@@ -1,7 +1,7 @@
 // The service as an OpenID Connect relying party (docs/security.md "OpenID Connect"), on
 // openid-client (with jose beneath it): discovery from auth.oidc.issuer, the authorization-code flow
 // with PKCE (S256), `state` and `nonce`, and the ID token's validation (signature from the
-// provider's JWKS, refetched when a key id is new, so a rotated key keeps working; `iss`, `aud`,
+// provider's JWKS, read at every sign-in, so a rotated key keeps working; `iss`, `aud`,
 // `exp`, `iat`, `nonce`) done by the library: nothing here reads a JWT by hand.
 //
 // Discovery runs at the first sign-in and again after a failure, so a provider that is down at
@@ -45,7 +45,6 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
   const { config, secret } = options;
   const execute = options.allowHttp ? [oidc.allowInsecureRequests] : [];
   let discovered: Promise<oidc.Configuration> | undefined;
-  let bySkew: { skew: number; configuration: oidc.Configuration } | undefined;
 
   const authentication = () => (secret === '' ? oidc.None() : oidc.ClientSecretBasic(secret));
 
@@ -59,23 +58,22 @@ export function createRelyingParty(options: RelyingPartyOptions): RelyingParty {
     return discovered;
   }
 
-  /** The configuration for the service's clock: one per skew, so the JWKS cache is kept. */
+  /**
+   * A configuration for one sign-in, on the service's clock. Fresh each time, so the provider's JWKS
+   * is read at every sign-in (the library caches it per configuration and refetches an unknown key
+   * id only after a minute): a key the provider started signing with a second ago is always found.
+   * Sign-ins are rare; one request each is cheap.
+   */
   async function configuration(): Promise<oidc.Configuration> {
     const base = await discover();
     const skew = Math.round((options.now() - Date.now()) / 1000);
-    if (skew === 0) return base;
-    if (bySkew?.skew !== skew) {
-      const metadata = { client_id: config.client_id, [oidc.clockSkew]: skew };
-      const configuration = new oidc.Configuration(
-        base.serverMetadata(),
-        config.client_id,
-        metadata,
-        authentication(),
-      );
-      for (const feature of execute) feature(configuration);
-      bySkew = { skew, configuration };
-    }
-    return bySkew.configuration;
+    const metadata = { client_id: config.client_id, [oidc.clockSkew]: skew };
+    const fresh = new oidc.Configuration(base.serverMetadata(), config.client_id, metadata, authentication());
+    for (const feature of execute) feature(fresh);
+    // The library takes an ID token from the token endpoint on TLS's word unless told to check its
+    // signature too; the issue asks for the signature, and a provider over plain http has no TLS.
+    oidc.enableNonRepudiationChecks(fresh);
+    return fresh;
   }
 
   return {

@@ -7,7 +7,7 @@ import type Router from '@koa/router';
 import type { Config } from '../../io/config/schema.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { SessionStore } from '../../projections/access/signInSession.ts';
-import { createRenderer } from '../pages/render.ts';
+import type { Renderer } from '../pages/render.ts';
 import { createRelyingParty } from './oidcRelyingParty.ts';
 import { newSecret, sha256Hex } from './sessionCookie.ts';
 import { createSessionManager, type SessionManager } from './sessionManager.ts';
@@ -25,6 +25,7 @@ export interface SignInOptions {
   /** Whether the UI listener has TLS. */
   readonly uiTls: boolean;
   readonly onSignIn?: (result: SignInResult) => void;
+  readonly render: Renderer;
 }
 
 export interface SignIn {
@@ -79,7 +80,7 @@ export function createSignIn(options: SignInOptions): SignIn {
     store,
     now,
     relyingParty,
-    render: createRenderer({ pollIntervalMs: config.ui.poll_interval }),
+    render: options.render,
     rolePolicy: { claim: oidc.role_claim, mapping: oidc.role_mapping, defaultRole: oidc.default_role },
     redirectUrl: oidc.redirect_url || (publicUrl === '' ? '' : `${publicUrl}/auth/callback`),
     firstRunLink: needsFirstRunLink,

@@ -69,6 +69,25 @@ function decodePending(text: string | undefined): PendingSignIn | undefined {
   }
 }
 
+/**
+ * The library's reason, with what it names along its chain of causes: the claim (`exp`, `aud`), the
+ * parameter (`state`), the provider's error (`invalid_grant`) or the check that failed.
+ */
+export function refusalText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const named: string[] = [];
+  let at: unknown = error;
+  for (let depth = 0; depth < 5 && typeof at === 'object' && at !== null; depth++) {
+    const e = at as Record<string, unknown>;
+    for (const key of ['claim', 'parameter', 'error', 'code'])
+      if (typeof e[key] === 'string' && !named.includes(`${key} "${e[key]}"`))
+        named.push(`${key} "${e[key]}"`);
+    if (at !== error && at instanceof Error && !named.includes(at.message)) named.push(at.message);
+    at = e.cause;
+  }
+  return named.length === 0 ? error.message : `${error.message} (${named.join('; ')})`;
+}
+
 export function createSignInRoutes(deps: SignInDeps): Router {
   const router = new Router({ prefix: '/auth' });
   const secure = deps.sessions.secure;
@@ -86,7 +105,7 @@ export function createSignInRoutes(deps: SignInDeps): Router {
         retry,
       }),
     );
-  const redirectUri = (ctx: Context) => deps.redirectUrl || `${ctx.origin}/auth/callback`;
+  const redirectUri = (ctx: Context) => deps.redirectUrl || `${ctx.protocol}://${ctx.host}/auth/callback`;
 
   router.get('/sign-in', async (ctx) => {
     const returnTo = safeReturnTo(ctx.query.return_to);
@@ -130,7 +149,7 @@ export function createSignInRoutes(deps: SignInDeps): Router {
     } catch (error) {
       deps.onError('OpenID Connect sign-in refused', error);
       deps.onSignIn('rejected');
-      const why = error instanceof Error ? error.message : String(error);
+      const why = refusalText(error);
       return page(ctx, 403, 'Sign-in refused', `The sign-in did not check out: ${why}`);
     }
     const role = roleFromClaims(signedIn.claims, deps.rolePolicy);
