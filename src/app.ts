@@ -279,6 +279,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       desired: core.desired,
       allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,
       revoker,
+      audit: auditLog,
     },
     jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,

@@ -97,6 +97,16 @@ describe('signing in through OpenID Connect (Ory Hydra, Chromium)', function () 
     await Promise.all([page.waitForURL(/\/configs\/signed-in$/), page.click('button:text-is("Save")')]);
     const config = (await (await fetch(`${ui.b}/api/configs/signed-in`)).json()) as { updated_by: string };
     expect(config.updated_by).to.equal('alice@example.org');
+    // The write is in the audit log, with the person who made it, on the page and in the API.
+    await page.goto(`${ui.b}/audit?target=signed-in`);
+    expect(await page.locator('tr[data-audit-action="config.create"]').textContent())
+      .to.include('alice@example.org')
+      .and.include('session user-alice');
+    const audit = await page.evaluate(async () => (await fetch('/api/audit?action=config.create')).json());
+    expect((audit as { entries: { actor: unknown; via: string }[] }).entries[0]).to.deep.include({
+      actor: { kind: 'session', id: 'user-alice', name: 'alice@example.org' },
+      via: 'ui',
+    });
   });
 
   it('shows a viewer no write control and refuses a forged write with 403', async () => {
@@ -240,7 +250,7 @@ describe('signing in through OpenID Connect (Ory Hydra, Chromium)', function () 
     expect(await page.locator('a:text("Sign in")').count()).to.equal(1);
     // The cookie the browser dropped, presented again to the other replica, opens nothing.
     const replayed = await fetch(`${ui.a}/new-config`, {
-      headers: { Cookie: `svc_session=${session!.value}` },
+      headers: { Cookie: `svc_session=${session!.value}`, Accept: 'text/html' },
       redirect: 'manual',
     });
     expect(replayed.status).to.equal(303);

@@ -32,19 +32,25 @@ export const auditEntryView = (e: AuditEntry) => ({
 
 const needsIdentity = 'the audit log names people: sign in, or present an API token or client certificate';
 
-export function createAuditRoutes(deps: AuditRoutesDeps): Router {
-  const router = new Router();
-  const identified = (ctx: Context) => (ctx.state as AuthState).identity !== undefined;
-
+/** GET /api/audit, on the API router (so the OpenAPI spec holds it to the document). */
+export function auditApiRoutes(router: Router, log: AuditLog | undefined): void {
   router.get('/api/audit', async (ctx) => {
-    if (!identified(ctx)) return sendRefusal(ctx, 403, 'forbidden', needsIdentity);
+    if (log === undefined) return ctx.throw(503, 'no audit log here', { expose: true });
+    if ((ctx.state as AuthState).identity === undefined)
+      return sendRefusal(ctx, 403, 'forbidden', needsIdentity);
     const query = parseAuditQuery(new URLSearchParams(ctx.querystring));
     if (!query.ok) return sendJson(ctx, 400, { error: query.error });
-    const entries = await deps.log.list(query.filter);
+    const entries = await log.list(query.filter);
     const last = entries.at(-1);
     const full = entries.length === query.filter.limit;
     sendJson(ctx, 200, { entries: entries.map(auditEntryView), next_before: full && last ? last.id : null });
   });
+}
+
+/** GET /audit, the page. */
+export function createAuditRoutes(deps: AuditRoutesDeps): Router {
+  const router = new Router();
+  const identified = (ctx: Context) => (ctx.state as AuthState).identity !== undefined;
 
   router.get('/audit', async (ctx) => {
     if (!identified(ctx)) return sendRefusal(ctx, 403, 'forbidden', needsIdentity);

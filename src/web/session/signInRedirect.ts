@@ -1,5 +1,5 @@
 // Pages that need a sign-in send the browser to it and back (docs/security.md "Signing people in"):
-// a page (GET, not the API, a fragment, an asset or htmx) answered 401 or 403 to a caller with no
+// a page (GET of HTML, not the API, a fragment, an asset or htmx) answered 401 or 403 to a caller with no
 // identity is answered instead with a redirect to /auth/sign-in?return_to=<the page>, when people
 // can sign in here. The refusal is still counted (the request guard reads ctx.state.refusal).
 
@@ -13,6 +13,8 @@ export function signInRedirect(signInOffered: boolean): Middleware {
     await next();
     if (!signInOffered || (ctx.status !== 401 && ctx.status !== 403)) return;
     if (ctx.method !== 'GET' || notPages.test(ctx.path) || ctx.get('HX-Request') !== '') return;
+    // A browser's navigation asks for HTML; a script or curl asking for anything gets the refusal.
+    if (!ctx.get('Accept').includes('text/html')) return;
     if ((ctx.state as AuthState).identity !== undefined) return;
     ctx.status = 303;
     ctx.redirect(`/auth/sign-in?return_to=${encodeURIComponent(ctx.originalUrl)}`);
