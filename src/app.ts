@@ -38,6 +38,7 @@ import type { DesiredConfigs } from './projections/remoteConfig/desiredConfigPro
 import type * as PersistenceModule from './persistence/persistence.ts';
 import { createServerTelemetry, createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
+import { registerSignInMetrics } from './telemetry/signInMetrics.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
 import { createJobTargetResolver } from './web/read/jobTargets.ts';
 import { createUiAuth } from './web/auth.ts';
@@ -246,7 +247,9 @@ export function createApp(config: Config, deps: AppDeps): App {
   const auditLog = database?.audit ?? createMemoryAuditLog();
   // The sign-in and audit pages' templates (the other pages compile their own at first use).
   const render = createRenderer({ pollIntervalMs: config.ui.poll_interval });
+  const signInCounters = registerSignInMetrics(serverTelemetry.server);
   const signIn = createSignIn({
+    onSignIn: signInCounters.signIn,
     config,
     store: sessionStore,
     logger,
@@ -258,8 +261,10 @@ export function createApp(config: Config, deps: AppDeps): App {
     log: auditLog,
     now: () => scheduler.now(),
     logLine: (entry: object) => logger.info({ audit: entry }, 'audit'),
-    onError: (error: unknown, entry: object) =>
-      logger.error({ err: error, audit: entry }, 'audit entry not recorded'),
+    onError: (error: unknown, entry: object) => {
+      signInCounters.auditFailed();
+      logger.error({ err: error, audit: entry }, 'audit entry not recorded');
+    },
   };
   const ui = createUiApp({
     registry,
