@@ -93,7 +93,13 @@ async function identify(
   const session = await options.sessions?.find(ctx);
   if (session !== undefined)
     return { kind: 'session', name: session.displayName, role: session.role, subject: session.subject };
-  if (!options.enabled) return options.allowUnauthenticatedWrites === true ? anonymousAdmin : 'anonymous';
+  if (options.enabled) return certificateIdentity(ctx, options);
+  // Closed reads win over open writes: such a request is refused below, as before.
+  const openWrites = options.allowUnauthenticatedWrites === true && options.anonymousReads !== false;
+  return openWrites ? anonymousAdmin : 'anonymous';
+}
+
+function certificateIdentity(ctx: Context, options: AuthOptions): Identity | { status: 403; reason: string } {
   const access = decideAccess(peerIdentity(ctx.req.socket, options));
   if (!access.ok) return { status: 403, reason: access.reason };
   return { kind: 'certificate', name: access.spiffeId, role: access.role };
