@@ -4,6 +4,8 @@
 
 import { expect } from 'chai';
 import type { App } from '../../../src/app.ts';
+import type { InstanceUid } from '../../../src/events/ids.ts';
+import { agentMessage, newUid, postHttp } from '../../support/agentClient.ts';
 import { apiToken } from '../../support/apiTokens.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { startApp } from '../../support/startApp.ts';
@@ -92,6 +94,10 @@ describe('the audit log (one service, PostgreSQL)', function () {
     for (const command of ['arm', 'pause', 'resume', 'cancel'])
       await write(`job.${command}`, id, 'POST', `/api/jobs/${id}/${command}`, {});
     expect(expected.map(([a]) => a)).to.include.members(['job.arm', 'job.cancel']);
+    const uid = newUid();
+    expect((await postHttp(app.urls.opamp, agentMessage(uid))).status).to.equal(200);
+    await app.credentials.bind(uid as InstanceUid, { kind: 'token', name: 'enroll' }, 1);
+    expect((await write('agent.revoke', uid, 'POST', `/api/agents/${uid}/revoke`)).status).to.equal(200);
 
     const listed = await call('GET', '/api/audit', undefined, viewer);
     expect(listed.status).to.equal(200);
