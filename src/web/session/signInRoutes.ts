@@ -56,6 +56,18 @@ export function safeReturnTo(value: unknown): string {
   return value.length > 2000 ? '/' : value;
 }
 
+/** The path of the page a same-origin link was followed from (the header's Sign in), else none. */
+function refererPath(ctx: Context): string | undefined {
+  try {
+    const from = new URL(ctx.get('Referer'));
+    return from.host === ctx.host && !from.pathname.startsWith('/auth/')
+      ? from.pathname + from.search
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const encodePending = (p: PendingSignIn) => Buffer.from(JSON.stringify(p), 'utf8').toString('base64url');
 
 function decodePending(text: string | undefined): PendingSignIn | undefined {
@@ -108,7 +120,7 @@ export function createSignInRoutes(deps: SignInDeps): Router {
   const redirectUri = (ctx: Context) => deps.redirectUrl || `${ctx.protocol}://${ctx.host}/auth/callback`;
 
   router.get('/sign-in', async (ctx) => {
-    const returnTo = safeReturnTo(ctx.query.return_to);
+    const returnTo = safeReturnTo(ctx.query.return_to ?? refererPath(ctx));
     if (deps.relyingParty === undefined)
       return page(ctx, 200, 'Sign in', 'This service has no OpenID Connect provider configured.', false);
     let started;

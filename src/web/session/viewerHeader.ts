@@ -14,8 +14,9 @@ export function viewerHtml(ctx: Context, signInOffered: boolean): string {
   const identity = (ctx.state as AuthState).identity;
   if (identity === undefined) {
     if (!signInOffered) return '';
-    const back = encodeURIComponent(ctx.originalUrl);
-    return `<div class="viewer"><a class="icon-button" href="/auth/sign-in?return_to=${back}">Sign in</a></div>`;
+    // The same on every page (pages whose bodies must match byte for byte, as the 404s, stay so):
+    // /auth/sign-in returns to the page the link was on by its Referer.
+    return '<div class="viewer"><a class="icon-button" href="/auth/sign-in">Sign in</a></div>';
   }
   const who = `<span class="who" data-viewer-name>${escape(identity.name)}</span> <span class="role" data-viewer-role>${identity.role}</span>`;
   const signOut =
