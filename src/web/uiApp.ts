@@ -50,7 +50,7 @@ export function createUiApp(deps: UiDeps): Koa {
   // The header's account area, and a page refused to an anonymous browser sent to sign in (both
   // act on the answer, so they wrap everything after them).
   const offered = deps.signIn?.offered ?? false;
-  app.use(viewerHeader(offered));
+  app.use(viewerHeader());
   app.use(signInRedirect(offered));
   // /auth is reachable without a credential: it is where a person gets one.
   if (deps.signIn) app.use(deps.signIn.routes.routes());
