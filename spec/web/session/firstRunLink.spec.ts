@@ -64,8 +64,14 @@ describe('the first-run admin link', function () {
       expect(link, service.output()).to.be.a('string');
       expect(service.output()).to.include('auth.oidc').and.include('15 minutes');
       const ui = new URL(link!).origin;
-      const anonymous = await fetch(`${ui}/new-config`, { redirect: 'manual' });
-      expect(anonymous.status).to.equal(303);
+      // A browser that opens the editor unsigned is sent to sign in; a script gets the refusal.
+      const browser = await fetch(`${ui}/new-config`, {
+        redirect: 'manual',
+        headers: { Accept: 'text/html' },
+      });
+      expect(browser.status).to.equal(303);
+      expect(browser.headers.get('location')).to.equal('/auth/sign-in?return_to=%2Fnew-config');
+      expect((await fetch(`${ui}/new-config`, { redirect: 'manual' })).status).to.equal(403);
 
       const first = await fetch(link!, { redirect: 'manual' });
       expect(first.status).to.equal(303);
