@@ -41,10 +41,17 @@ import type { DesiredConfigs } from './projections/remoteConfig/desiredConfigPro
 import type * as PersistenceModule from './persistence/persistence.ts';
 import { createServerTelemetry, createTelemetry, type Telemetry } from './telemetry/telemetry.ts';
 import { createTelemetryAuth } from './telemetry/telemetryAuth.ts';
+import { registerSignInMetrics } from './telemetry/signInMetrics.ts';
 import { createFleetReader } from './web/read/fleetReader.ts';
 import { createJobTargetResolver } from './web/read/jobTargets.ts';
 import { createUiAuth } from './web/auth.ts';
 import { createUiApp } from './web/uiApp.ts';
+import { createMemorySessionStore } from './projections/access/memorySessionStore.ts';
+import { createSignIn } from './web/session/signIn.ts';
+import { createMemoryAuditLog } from './projections/access/auditLog.ts';
+import { auditWrites } from './web/audit/auditWrites.ts';
+import { createAuditRoutes } from './web/audit/auditRoutes.ts';
+import { createRenderer } from './web/pages/render.ts';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -268,6 +275,30 @@ export function createApp(config: Config, deps: AppDeps): App {
     scheduler,
     onError,
   });
+  // People's sessions and the audit log: in PostgreSQL with persistence (every replica), else here.
+  const sessionStore = database?.sessions ?? createMemorySessionStore();
+  const auditLog = database?.audit ?? createMemoryAuditLog();
+  // The sign-in and audit pages' templates (the other pages compile their own at first use).
+  const render = createRenderer({ pollIntervalMs: config.ui.poll_interval });
+  const signInCounters = registerSignInMetrics(serverTelemetry.server);
+  const signIn = createSignIn({
+    onSignIn: signInCounters.signIn,
+    config,
+    store: sessionStore,
+    logger,
+    now: () => scheduler.now(),
+    uiTls: tls.ui !== undefined,
+    render,
+  });
+  const auditSink = {
+    log: auditLog,
+    now: () => scheduler.now(),
+    logLine: (entry: object) => logger.info({ audit: entry }, 'audit'),
+    onError: (error: unknown, entry: object) => {
+      signInCounters.auditFailed();
+      logger.error({ err: error, audit: entry }, 'audit entry not recorded');
+    },
+  };
   const ui = createUiApp({
     registry,
     logger,
@@ -286,6 +317,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       desired: core.desired,
       allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,
       revoker,
+      audit: auditLog,
     },
     jobsUi: persistence?.jobsUi,
     pollIntervalMs: config.ui.poll_interval,
@@ -296,7 +328,14 @@ export function createApp(config: Config, deps: AppDeps): App {
       ...authOptions('ui'),
       tokens: config.auth.api_tokens,
       anonymousReads: config.auth.anonymous_reads,
+      sessions: signIn.sessions,
+      allowUnauthenticatedWrites: config.auth.allow_unauthenticated_writes,
     }),
+    signIn,
+    audit: {
+      recorder: auditWrites({ sink: auditSink, configs }),
+      routes: createAuditRoutes({ log: auditLog, render, now: () => scheduler.now() }),
+    },
   });
   const listeners = createListeners(config.listeners, tls, identity.caPem, {
     headerTimeoutMs: config.listeners.header_timeout,
@@ -329,6 +368,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     );
     const [uiHandler, telemetryHandler] = [ui.callback(), metrics.listener.callback()];
     await listeners.open('ui', (req, res) => void uiHandler(req, res));
+    await signIn.start(listeners.urls.ui);
     await listeners.open('telemetry', (req, res) => void telemetryHandler(req, res));
     core.startSweeping();
     history.start();
@@ -352,6 +392,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     }
     await metrics.stop();
     await listeners.close(Math.max(0, cutAt - Date.now()));
+    signIn.stop();
     await recorder?.close();
     configDirectory?.stop();
     history.stop();

@@ -45,6 +45,9 @@ import type { CredentialStore } from '../projections/identity/credentialStore.ts
 import { createChangeTracker } from '../projections/changeTracker/changeTracker.ts';
 import { createPgCredentialStore } from './identity/pgCredentialStore.ts';
 import { listenForRevocations } from './identity/revocationListener.ts';
+import type { AuditLog } from '../projections/access/auditLog.ts';
+import type { SessionStore } from '../projections/access/signInSession.ts';
+import { createPgAuditLog, createPgSessionStore } from './access/pgAccessStores.ts';
 
 /** The connection pools and what needs nothing but them: made before the fleet core. */
 export interface Database {
@@ -54,6 +57,10 @@ export interface Database {
   readonly credentials: CredentialStore;
   /** Names this instance in revocation notices, unique even for two services in one process (specs). */
   readonly notifier: string;
+  /** People's UI sessions and first-run codes, honoured by every replica. */
+  readonly sessions: SessionStore;
+  /** Who did what, one history for every replica. */
+  readonly audit: AuditLog;
 }
 
 /** No connection is made here: the pools connect on first use (after start() migrated). */
@@ -66,6 +73,8 @@ export function openDatabase(config: Config, logger: Logger, replica: string): D
     pools,
     notifier,
     credentials: createPgCredentialStore(pools.write, { replica: notifier }),
+    sessions: createPgSessionStore(pools.write, pools.read),
+    audit: createPgAuditLog(pools.write, pools.read),
   };
 }
 

@@ -4,9 +4,12 @@
 // - `Authorization: Bearer TOKEN`: the token's SHA-256 must match an auth.api_tokens entry, which
 //   gives its name and role; any other Authorization header, or a token that matches none, is 401
 //   with `WWW-Authenticate: Bearer`.
+// - Otherwise a live session cookie (a person signed in through OpenID Connect or the first-run
+//   link: src/web/session/) gives that person's name and role; a dead one is cleared and ignored.
 // - Otherwise, with ui_tls.client_ca_file set: the client certificate's SPIFFE id mapped to a role;
 //   none, or role `none`, is 403.
-// - Otherwise the request is anonymous: it may read, unless auth.anonymous_reads is false (401).
+// - Otherwise the request is anonymous: it may read, unless auth.anonymous_reads is false (401). With
+//   auth.allow_unauthenticated_writes it is an admin named `anonymous`, on pages as in the API.
 // A request that is not a read (GET, HEAD, OPTIONS) from an identity needs `admin`. Writes that
 // change what agents run (configs, job actions) also need an identity: authorizeWrite refuses an
 // anonymous one (403) unless auth.allow_unauthenticated_writes is true. Recording a planned job
@@ -17,6 +20,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { ApiToken } from '../io/config/schema.ts';
 import { decideAccess, peerIdentity, type RolePolicy } from '../io/tls/peerIdentity.ts';
 import { sendRefusal, type RefusalReason } from './guard/refusal.ts';
+import type { SessionManager } from './session/sessionManager.ts';
 import { parseBudget, redactSecrets } from './views/redactSecrets.ts';
 
 export interface AuthOptions extends RolePolicy {
@@ -26,16 +30,24 @@ export interface AuthOptions extends RolePolicy {
   readonly tokens?: readonly ApiToken[];
   /** auth.anonymous_reads: whether a request without token or certificate may read (default true). */
   readonly anonymousReads?: boolean;
+  /** People's sessions (a cookie); absent, no cookie is read. */
+  readonly sessions?: SessionManager | undefined;
+  /** auth.allow_unauthenticated_writes: an anonymous request is an admin named `anonymous`. */
+  readonly allowUnauthenticatedWrites?: boolean;
   /** Sees every refusal (debug logging); the request guard counts them (svc_ui_requests_refused_total). */
   readonly onDenied?: ((path: string, reason: string) => void) | undefined;
 }
 
 export interface Identity {
-  readonly kind: 'token' | 'certificate';
-  /** The token's name or the certificate's SPIFFE id: what writes are attributed to. */
+  readonly kind: 'token' | 'certificate' | 'session' | 'anonymous';
+  /** The token's name, the certificate's SPIFFE id, a person's email or name: what writes are attributed to. */
   readonly name: string;
   readonly role: 'viewer' | 'admin';
+  /** A session's subject (the provider's `sub`, or `first-run`); the name for the other kinds. */
+  readonly subject?: string;
 }
+
+const anonymousAdmin: Identity = { kind: 'anonymous', name: 'anonymous', role: 'admin' };
 
 /** Set on ctx.state for the handlers after the middleware; absent for an anonymous request. */
 export interface AuthState {
@@ -65,11 +77,11 @@ function refuse(
 const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The identity a request presents; 'anonymous' when it presents none; a refusal otherwise. */
-function identify(
+async function identify(
   ctx: Context,
   options: AuthOptions,
   tokens: ReadonlyMap<string, ApiToken>,
-): Identity | 'anonymous' | { status: 401 | 403; reason: string } {
+): Promise<Identity | 'anonymous' | { status: 401 | 403; reason: string }> {
   const header = ctx.get('Authorization');
   if (header !== '') {
     const match = /^Bearer +(\S+) *$/i.exec(header);
@@ -78,7 +90,16 @@ function identify(
     if (token === undefined) return { status: 401, reason: 'unknown API token' };
     return { kind: 'token', name: token.name, role: token.role };
   }
-  if (!options.enabled) return 'anonymous';
+  const session = await options.sessions?.find(ctx);
+  if (session !== undefined)
+    return { kind: 'session', name: session.displayName, role: session.role, subject: session.subject };
+  if (options.enabled) return certificateIdentity(ctx, options);
+  // Closed reads win over open writes: such a request is refused below, as before.
+  const openWrites = options.allowUnauthenticatedWrites === true && options.anonymousReads !== false;
+  return openWrites ? anonymousAdmin : 'anonymous';
+}
+
+function certificateIdentity(ctx: Context, options: AuthOptions): Identity | { status: 403; reason: string } {
   const access = decideAccess(peerIdentity(ctx.req.socket, options));
   if (!access.ok) return { status: 403, reason: access.reason };
   return { kind: 'certificate', name: access.spiffeId, role: access.role };
@@ -87,7 +108,7 @@ function identify(
 export function createUiAuth(options: AuthOptions): Middleware {
   const tokens = new Map((options.tokens ?? []).map((t) => [t.sha256, t]));
   return async (ctx: Context, next: Next) => {
-    const who = identify(ctx, options, tokens);
+    const who = await identify(ctx, options, tokens);
     if (who === 'anonymous' && options.anonymousReads === false) {
       const why =
         'this service does not answer anonymous requests (auth.anonymous_reads: false); present an API token or a client certificate';
@@ -122,7 +143,7 @@ export function authorizeWrite(ctx: Context, allowUnauthenticated: boolean): Wri
     ok: false,
     status: 403,
     error:
-      'writes need authentication: present an API token (auth.api_tokens) or a client certificate (ui_tls.client_ca_file), or set auth.allow_unauthenticated_writes: true',
+      'writes need authentication: present an API token (auth.api_tokens) or a client certificate (ui_tls.client_ca_file), or sign in, or set auth.allow_unauthenticated_writes: true',
   };
 }
 

@@ -1,5 +1,6 @@
 // The UI listener: JSON API under /api (takes precedence), then the web UI pages and static assets.
 
+import type Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from '../io/logger.ts';
 import type { FleetHistory } from '../projections/history/fleetHistory.ts';
@@ -13,6 +14,8 @@ import { createRequestGuard } from './guard/requestGuard.ts';
 import type { RequestPolicy } from './guard/requestRules.ts';
 import { createPagesRouter } from './pages/pagesRouter.ts';
 import type { FleetReader } from './read/fleetReader.ts';
+import { signInRedirect } from './session/signInRedirect.ts';
+import { viewerHeader } from './session/viewerHeader.ts';
 
 export interface UiDeps {
   readonly registry: Registry;
@@ -33,6 +36,10 @@ export interface UiDeps {
   readonly countRefusal?: CountRefusal;
   /** The job-queue UI under /jobs-ui; present only when database.host is set (SPEC durability rule 22). */
   readonly jobsUi?: Middleware | undefined;
+  /** People's sign-in (src/web/session/signIn.ts): the /auth routes, and whether anyone can sign in. */
+  readonly signIn?: { readonly routes: Router; readonly offered: boolean } | undefined;
+  /** The audit log's recorder of writes, and its routes (/api/audit, /audit): after auth, before the API. */
+  readonly audit?: { readonly recorder: Middleware; readonly routes: Router } | undefined;
 }
 
 export function createUiApp(deps: UiDeps): Koa {
@@ -41,7 +48,18 @@ export function createUiApp(deps: UiDeps): Koa {
   // and /jobs-ui (SPEC "Authentication" 1; docs/security.md).
   const policy = deps.requestPolicy ?? { allowedHosts: [], allowedOrigins: [] };
   app.use(createRequestGuard(policy, deps.countRefusal ?? (() => undefined)));
+  // The header's account area, and a page refused to an anonymous browser sent to sign in (both
+  // act on the answer, so they wrap everything after them).
+  const offered = deps.signIn?.offered ?? false;
+  app.use(viewerHeader());
+  app.use(signInRedirect(offered));
+  // /auth is reachable without a credential: it is where a person gets one.
+  if (deps.signIn) app.use(deps.signIn.routes.routes());
   if (deps.auth) app.use(deps.auth);
+  if (deps.audit) {
+    app.use(deps.audit.recorder);
+    app.use(deps.audit.routes.routes());
+  }
   // Then: /api/* never reaches the UI routes (SPEC UI rule 6).
   app.use(
     createApiMiddleware({ ...deps.api, reader: deps.reader, registry: deps.registry, logger: deps.logger }),

@@ -86,6 +86,22 @@ envsubst_manifest() { # ${VAR} and ${VAR#v} from the environment, without needin
   done
 }
 
+hydra() { # Ory Hydra, the OpenID Provider the sign-in specs run (spec/e2e/oidc/). Its go.mod replaces
+  # its API client with a directory the module zip does not ship: drop that one (the proxy serves the
+  # client at the required version) and keep the replace of one module by another.
+  local target=$1 module=github.com/ory/hydra/v2
+  local dir src="$work/hydra-$HYDRA_VERSION"
+  dir=$(go mod download -json "$module@$HYDRA_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] || { echo "go mod download gave no directory for $module" >&2; return 1; }
+  rm -rf "$src" && cp -r "$dir" "$src" && chmod -R u+w "$src"
+  (
+    cd "$src"
+    awk '/^replace .* => \.\.?\//{print $2}' go.mod | while read -r path; do go mod edit -dropreplace="$path"; done
+    go build -mod=mod -trimpath -ldflags='-s -w' -o "$target.tmp" .
+  )
+  mv "$target.tmp" "$target"
+}
+
 agent() { # the project's own agent on opamp-go's client library (tools/peers/agent)
   local target=$1
   (cd "$here/agent" && go build -mod=readonly -trimpath -ldflags='-s -w' -o "$target" .)
@@ -108,6 +124,7 @@ agent_sources=$(cd "$here/agent" && find . -maxdepth 1 \( -name '*.go' -o -name 
 build_peer agent "opamp-go agent $OPAMP_GO_VERSION" "$bin/opamp-agent-$OPAMP_GO_VERSION-$agent_sources" agent
 build_peer supervisor "opampsupervisor $OTELCOL_CONTRIB_VERSION" \
   "$bin/opampsupervisor-$OTELCOL_CONTRIB_VERSION" supervisor
+build_peer hydra "Ory Hydra $HYDRA_VERSION" "$bin/hydra-$HYDRA_VERSION" hydra
 build_peer collector "otelcol-peers $OTELCOL_CORE_VERSION" "$bin/otelcol-peers-$OTELCOL_CORE_VERSION" collector
 if [ "$failures" != 0 ]; then
   log "$failures peer(s) failed after $(($(date +%s) - started)) s"

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '..', '..', '..');
 const peersDir = process.env.PEERS_DIR ?? join(root, '.peers');
 
-export type PeerName = 'supervisor' | 'collector' | 'agent';
+export type PeerName = 'supervisor' | 'collector' | 'agent' | 'hydra';
 
 export function peerVersions(): Readonly<Record<string, string>> {
   const text = readFileSync(join(root, 'tools', 'peers', 'versions.env'), 'utf8');
@@ -31,6 +31,8 @@ function binaryName(peer: PeerName): string {
       return `otelcol-peers-${v.OTELCOL_CORE_VERSION}`;
     case 'agent':
       return `opamp-agent-${v.OPAMP_GO_VERSION}-${agentSources()}`;
+    case 'hydra':
+      return `hydra-${v.HYDRA_VERSION}`;
     default: {
       const unknown: never = peer;
       return unknown;

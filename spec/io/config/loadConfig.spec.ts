@@ -58,6 +58,19 @@ describe('configuration', () => {
       api_tokens: [],
       allow_unauthenticated_writes: false,
       anonymous_reads: true,
+      oidc: {
+        issuer: '',
+        client_id: '',
+        client_secret: '',
+        client_secret_file: '',
+        scopes: ['openid', 'profile', 'email'],
+        redirect_url: '',
+        role_claim: 'groups',
+        role_mapping: [],
+        default_role: 'none',
+      },
+      first_run_link: true,
+      session: { absolute_lifetime: 43_200_000, idle_lifetime: 3_600_000 },
     });
     expect(c.remote_config).to.deep.equal({ dir: '' });
     expect(Object.isFrozen(c.fleet)).to.equal(true);

@@ -44,7 +44,13 @@ function envValue(path: string[], text: string): unknown {
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s !== '');
-  if (key === 'auth.role_mapping' || key === 'auth.api_tokens' || key === 'agents.tokens')
+  if (
+    key === 'auth.role_mapping' ||
+    key === 'auth.api_tokens' ||
+    key === 'agents.tokens' ||
+    key === 'auth.oidc.role_mapping' ||
+    key === 'auth.oidc.scopes'
+  )
     return loadYaml(text);
   return text;
 }

@@ -9,6 +9,7 @@ import { parseSelector } from '../../projections/filter/selector.ts';
 import { readAgentCa } from '../tls/agentCaFiles.ts';
 import { tlsFileProblems, type TlsFiles } from '../tls/tlsMaterial.ts';
 import { agentsSchema, type AgentsConfig } from './agentsSchema.ts';
+import { signInKeys, type SignInConfig } from './signInSchema.ts';
 import type { OwnTelemetryEntry } from '../../projections/ownTelemetry/ownTelemetry.ts';
 
 const duration = (fallback: string, { allowZero = false } = {}) =>
@@ -121,6 +122,7 @@ export const configSchema = Joi.object({
     api_tokens: Joi.array().items(apiToken).unique('name').unique('sha256').default([]),
     allow_unauthenticated_writes: Joi.boolean().default(false),
     anonymous_reads: Joi.boolean().default(true),
+    ...signInKeys(duration),
   }).default(),
   remote_config: Joi.object({
     dir: Joi.string().allow('').default(''),
@@ -145,6 +147,10 @@ export const configSchema = Joi.object({
   metrics: Joi.object({ per_agent_series_limit: Joi.number().integer().min(0).default(1000) }).default(),
   ui: Joi.object({
     poll_interval: duration('5s'),
+    public_url: Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .allow('')
+      .default(''),
     allowed_hosts: Joi.array().items(Joi.string().min(1).lowercase()).unique().default([]),
     allowed_origins: Joi.array()
       .items(
@@ -204,6 +210,7 @@ export const configSchema = Joi.object({
 
 export type { TlsFiles };
 export type { OwnTelemetryEntry };
+export type { OidcConfig, OidcRoleMapping, SignInConfig } from './signInSchema.ts';
 
 export type Role = 'viewer' | 'admin';
 
@@ -242,7 +249,7 @@ export interface Config {
   readonly opamp_tls: TlsFiles;
   readonly ui_tls: TlsFiles;
   readonly telemetry_tls: TlsFiles;
-  readonly auth: {
+  readonly auth: SignInConfig & {
     readonly role_mapping: readonly RoleMappingEntry[];
     readonly default_role: Role | 'none';
     readonly api_tokens: readonly ApiToken[];
@@ -266,6 +273,8 @@ export interface Config {
   readonly metrics: { readonly per_agent_series_limit: number };
   readonly ui: {
     readonly poll_interval: number;
+    /** The address people reach the UI at (behind a proxy); empty: the listener's own. */
+    readonly public_url: string;
     /** Host header values (`name` or `name:port`) the UI listener answers; empty: any. */
     readonly allowed_hosts: readonly string[];
     /** Origins (scheme://host[:port]) besides the listener's own that may send writes. */

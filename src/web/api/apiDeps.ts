@@ -7,6 +7,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { BuildInfo } from '../../io/buildInfo.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { JobControl, JobStore } from '../../projections/jobs/jobStore.ts';
+import type { AuditLog } from '../../projections/access/auditLog.ts';
 import type { AgentRevoker } from '../../projections/identity/agentRevoker.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { ConfigCatalog } from '../../projections/remoteConfig/configCatalog.ts';
@@ -48,6 +49,8 @@ export interface ApiDeps {
   readonly credentials?: CredentialReader | undefined;
   /** Revokes an agent's credentials; absent: POST /api/agents/{id}/revoke answers 503. */
   readonly revoker?: AgentRevoker | undefined;
+  /** The audit log (GET /api/audit); absent: 503. */
+  readonly audit?: AuditLog | undefined;
 }
 
 export type ApiRouter = Router;

@@ -5,6 +5,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { ApiDeps, ApiRouter } from './apiDeps.ts';
+import { auditApiRoutes } from '../audit/auditRoutes.ts';
 import { agentRoutes } from './agentRoutes.ts';
 import { configRoutes } from './configRoutes.ts';
 import { configWriteRoutes } from './configWriteRoutes.ts';
@@ -36,6 +37,7 @@ export function createApiRouter(deps: ApiDeps): ApiRouter {
   jobRoutes(router, deps);
   jobControlRoutes(router, deps);
   openapiRoutes(router, deps);
+  auditApiRoutes(router, deps.audit);
   return router;
 }
 

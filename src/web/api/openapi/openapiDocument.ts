@@ -6,6 +6,7 @@
 
 import type { BuildInfo } from '../../../io/buildInfo.ts';
 import { agentPaths } from './agentPaths.ts';
+import { auditPaths, auditSchemas } from './auditPaths.ts';
 import { agentSchemas } from './agentSchemas.ts';
 import { configPaths } from './configPaths.ts';
 import { configSchemas } from './configSchemas.ts';
@@ -32,11 +33,12 @@ export function openapiDocument(build: Pick<BuildInfo, 'version'>) {
     servers: [{ url: '/', description: 'The UI listener (listeners.ui)' }],
     // Reads: anonymous, a token or a certificate (as the listener's auth settings allow).
     security: [{}, { bearerAuth: [] }, { mutualTLS: [] }],
-    tags: [{ name: 'agents' }, { name: 'configs' }, { name: 'jobs' }],
+    tags: [{ name: 'agents' }, { name: 'configs' }, { name: 'jobs' }, { name: 'audit' }],
     paths: {
       ...agentPaths,
       ...configPaths,
       ...jobPaths,
+      ...auditPaths,
       '/api/openapi.json': {
         get: {
           operationId: 'getOpenApi',
@@ -57,12 +59,20 @@ export function openapiDocument(build: Pick<BuildInfo, 'version'>) {
           type: 'mutualTLS',
           description: 'A client certificate signed by ui_tls.client_ca_file; its SPIFFE id maps to a role',
         },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'svc_session',
+          description:
+            'A person signed in through /auth/sign-in (OpenID Connect) or the first-run link; __Host-svc_session over https',
+        },
       },
       schemas: {
         Error: object({ error: str('What went wrong, in words') }),
         ...agentSchemas,
         ...configSchemas,
         ...jobSchemas,
+        ...auditSchemas,
       },
     },
   };

@@ -54,9 +54,9 @@ export const configStateParam = queryParam(
 );
 
 /** Writes need an admin identity, or none with auth.allow_unauthenticated_writes: true. */
-export const writeSecurity = [{ bearerAuth: [] }, { mutualTLS: [] }];
+export const writeSecurity = [{ bearerAuth: [] }, { mutualTLS: [] }, { sessionCookie: [] }];
 export const writeNote =
-  'Needs an admin identity (API token or client certificate); anonymous only with `auth.allow_unauthenticated_writes: true`.';
+  'Needs an admin identity (API token, client certificate or a signed-in person); anonymous only with `auth.allow_unauthenticated_writes: true`.';
 
 export const jsonBody = (schema: Schema, maxBytes: number, required = true) => ({
   required,
