@@ -72,17 +72,25 @@ export function mountConfigRollout(router: Router, deps: PagesDeps): void {
     sendHtml(ctx, status, deps.render('partials/editorNotice', { now: deps.now(), notice }));
   }
 
-  router.get('/configs/:name/rollout', (ctx) => page(ctx, ctx.params.name ?? '', rolloutDefaults));
-
-  // The form's numbers as it is typed: a read, refused like the page to anyone who may not roll out.
-  router.post('/configs/:name/rollout/check', async (ctx) => {
-    const name = ctx.params.name ?? '';
+  /** The writer and the form of a POST that may roll out, or undefined once refused. */
+  async function readRolloutRequest(ctx: Context) {
     const writer = pageWriter(ctx, deps.allowUnauthenticatedWrites);
     if (!writer.ok) return refuse(ctx, writer.status, writer.error);
     const off = unavailable(deps);
     if (off !== undefined) return refuse(ctx, 503, off);
     const form = await readForm(ctx, maxRolloutFormBytes);
     if (!form.ok) return refuse(ctx, form.status, form.error);
+    return { writer, form };
+  }
+
+  router.get('/configs/:name/rollout', (ctx) => page(ctx, ctx.params.name ?? '', rolloutDefaults));
+
+  // The form's numbers as it is typed: a read, refused like the page to anyone who may not roll out.
+  router.post('/configs/:name/rollout/check', async (ctx) => {
+    const name = ctx.params.name ?? '';
+    const request = await readRolloutRequest(ctx);
+    if (request === undefined) return;
+    const { form } = request;
     if (configNameProblem(name) !== undefined || (await deps.configs.get(name)) === undefined)
       return refuse(ctx, 404, `no config ${name}`);
     const revision = Number(form.fields.get('revision'));
@@ -92,12 +100,9 @@ export function mountConfigRollout(router: Router, deps: PagesDeps): void {
 
   router.post('/configs/:name/rollout', async (ctx) => {
     const name = ctx.params.name ?? '';
-    const writer = pageWriter(ctx, deps.allowUnauthenticatedWrites);
-    if (!writer.ok) return refuse(ctx, writer.status, writer.error);
-    const off = unavailable(deps);
-    if (off !== undefined) return refuse(ctx, 503, off);
-    const form = await readForm(ctx, maxRolloutFormBytes);
-    if (!form.ok) return refuse(ctx, form.status, form.error);
+    const request = await readRolloutRequest(ctx);
+    if (request === undefined) return;
+    const { writer, form } = request;
     const revision = Number(form.fields.get('revision'));
     const job = rolloutJob(rolloutFormOf(form.fields), name, revision, writer.author);
     if (!job.ok) return refuse(ctx, 400, job.error);
