@@ -33,12 +33,25 @@ const gateWords: Readonly<Record<string, string>> = {
   max_disconnected: 'disconnected',
 };
 
+/** What Resume does to a job paused by its gate, in words (docs/jobs.md "Gates"). */
+export function resumeText(job: Job): string {
+  const failed = job.target_counts?.failed ?? 0;
+  const others =
+    job.gate?.gate === 'max_failed' || job.gate == null
+      ? ''
+      : ` and the targets ${gateWords[job.gate.gate]} now`;
+  return `Resume accepts the ${failed.toLocaleString('en-US')} ${failed === 1 ? 'failure' : 'failures'} so far${others}; the gates then count only new failures.`;
+}
+
 function gateLocals(job: Job, nameOf: (uid: string) => string | undefined) {
   const gate = job.gate;
   if (gate === null || gate === undefined) return undefined;
   return {
     ...gate,
     what: gateWords[gate.gate] ?? 'tripped it',
+    /** Those the operator accepted at the last resume, besides the count (0 when none). */
+    accepted: gate.acknowledged ?? 0,
+    resume: job.status === 'paused' ? resumeText(job) : undefined,
     agents: gate.agents.map((uid) => ({ uid, href: agentHref(uid), name: nameOf(uid) ?? shortId(uid) })),
   };
 }
