@@ -69,7 +69,10 @@ describe('the job page’s gate panel', () => {
   it('names the unhealthy targets a resume accepts when that gate paused it', () => {
     const unhealthy: JobGate = { gate: 'max_unhealthy', limit: 0, count: 1, agents: [] };
     expect(gatePanel(job({ gate: unhealthy, target_counts: { failed: 0 } }))).to.include(
-      'Resume accepts the 0 failures so far and the targets turned unhealthy now; the gates then count only new failures.',
+      'Resume accepts the targets turned unhealthy now; the gates then count only new ones.',
+    );
+    expect(gatePanel(job({ gate: unhealthy, target_counts: { failed: 2 } }))).to.include(
+      'Resume accepts the targets turned unhealthy now and the 2 failures so far; the gates then count only new ones.',
     );
   });
 

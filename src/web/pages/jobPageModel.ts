@@ -36,11 +36,15 @@ const gateWords: Readonly<Record<string, string>> = {
 /** What Resume does to a job paused by its gate, in words (docs/jobs.md "Gates"). */
 export function resumeText(job: Job): string {
   const failed = job.target_counts?.failed ?? 0;
-  const others =
-    job.gate?.gate === 'max_failed' || job.gate == null
-      ? ''
-      : ` and the targets ${gateWords[job.gate.gate]} now`;
-  return `Resume accepts the ${failed.toLocaleString('en-US')} ${failed === 1 ? 'failure' : 'failures'} so far${others}; the gates then count only new failures.`;
+  const failures = `the ${failed.toLocaleString('en-US')} ${failed === 1 ? 'failure' : 'failures'} so far`;
+  const gate = job.gate?.gate;
+  if (gate === undefined || gate === 'max_failed')
+    return `Resume accepts ${failures}; the gates then count only new failures.`;
+  // An unhealthy or disconnected gate: what Resume accepts is first the targets in that state.
+  const others = `the targets ${gateWords[gate]} now`;
+  return failed === 0
+    ? `Resume accepts ${others}; the gates then count only new ones.`
+    : `Resume accepts ${others} and ${failures}; the gates then count only new ones.`;
 }
 
 function gateLocals(job: Job, nameOf: (uid: string) => string | undefined) {
