@@ -71,6 +71,9 @@ describe('a rollout that stops on its canary and waits for a promotion decision,
     expect(await page.locator('.gate p').first().textContent()).to.equal(
       'max_failed: 1 target failed, more than the 0 allowed.',
     );
+    expect(await page.locator('.gate p').nth(1).textContent()).to.equal(
+      'Resume accepts the 1 failure so far; the gates then count only new failures.',
+    );
     expect(await page.locator('#job-live p.in-force').textContent()).to.equal(
       'Revision 2 is in force for the 1 agent this rollout reached; revision 1 stays current for the rest.',
     );
@@ -118,6 +121,23 @@ describe('a rollout that stops on its canary and waits for a promotion decision,
       'Revision 2 became current for every agent when the rollout was promoted, although 2 agents failed it.',
       'Revision 2 is in force for the 1 agent this rollout reached; revision 1 stays current for the rest.',
     ]);
+  });
+
+  it('goes on past the accepted canary on Resume, and pauses again on the next failure', async () => {
+    await page.goto(`${ui()}/jobs/${canary}`);
+    await page.click('.job-actions button:text("Resume")');
+    // Stage 2 adds no target (50 % of 2 is the canary); stage 3's target fails, a new failure.
+    await waitForText(page, '#job-live .page-head .sub', 'Stage 3 of 3');
+    await waitForText(page, '#job-live .page-head .badge', 'Paused');
+    expect(await page.locator('.gate p').first().textContent()).to.equal(
+      'max_failed: 1 more target failed since the last resume (which accepted 1), more than the 0 allowed.',
+    );
+    expect(await page.locator('.gate p').nth(1).textContent()).to.equal(
+      'Resume accepts the 2 failures so far; the gates then count only new failures.',
+    );
+    const events = await texts(page, '#events tbody tr');
+    expect(events[0]).to.include('max_failed exceeded: 1 > 0 (new, besides 1 accepted at resume)');
+    expect(events.find((e) => e.includes('accepted 1 failed target(s) so far'))).to.include('operator');
   });
 
   it('ran without Content-Security-Policy violations, script errors or requests to other origins', () => {

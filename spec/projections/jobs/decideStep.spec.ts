@@ -234,6 +234,87 @@ describe('a job step', () => {
       });
     });
 
+    describe('resumed after a trip', () => {
+      it('goes on past the failures accepted at resume, and pauses again on a new one (canary, then stage 2)', () => {
+        // Before: Resume re-checked the gates on the same counts, and the canary paused it again at once.
+        const world = jobWorld('config_rollout', rollout({ stages: [1, '50%', '100%'] }), 10);
+        world.advance(0);
+        world.finish('failed');
+        world.advance(1000);
+        expect(world.job.status).to.equal('paused');
+        world.resume();
+        expect(world.job.acknowledged).to.deep.equal({ failed: 1, unhealthy: 0, disconnected: 0 });
+        world.advance(0);
+        expect(world.job.status, 'the accepted canary failure does not trip it again').to.equal('running');
+        expect(world.releases).to.deep.equal([
+          [1, 1, 0],
+          [2, 4, 1000],
+        ]);
+        world.finish('failed', (t) => t.uid === 'a3');
+        world.finish('succeeded');
+        world.advance(1000);
+        expect(world.job.status, 'a new failure beyond max_failed 0 pauses it').to.equal('paused');
+        expect(world.releases, 'stage 3 was not reached').to.have.length(2);
+        const trip = world.decisions.at(-1)!.moves[0]!;
+        expect(trip.reason).to.equal('max_failed exceeded: 1 > 0 (new, besides 1 accepted at resume)');
+        expect(trip.gate).to.deep.include({ gate: 'max_failed', limit: 0, count: 1, acknowledged: 1 });
+      });
+
+      it('counts only new failures against a wider limit, and accepts them all again at the next resume', () => {
+        const world = jobWorld(
+          'config_rollout',
+          rollout({ stages: [2, '100%'], gates: { max_failed: 1 } }),
+          10,
+        );
+        world.advance(0);
+        world.finish('failed', (t) => t.uid === 'a0');
+        world.advance(1000);
+        expect(world.job.status, 'the canary allows none').to.equal('paused');
+        world.finish('succeeded');
+        world.resume();
+        world.advance(0);
+        expect(world.releases.at(-1)).to.deep.equal([2, 8, 1000]);
+        world.finish('failed', (t) => t.uid === 'a4');
+        world.advance(1000);
+        expect(world.job.status, '1 new failure is within max_failed 1').to.equal('running');
+        world.finish('failed', (t) => t.uid === 'a5');
+        world.advance(1000);
+        expect(world.job.status).to.equal('paused');
+        expect(world.decisions.at(-1)!.moves[0]!.gate).to.deep.include({ count: 2, acknowledged: 1 });
+        world.resume();
+        expect(world.job.acknowledged).to.deep.include({ failed: 3 });
+        world.finish('succeeded');
+        world.advance(1000);
+        expect(world.job.status, 'every target finished: the failures wait for a decision').to.equal(
+          'awaiting_promotion',
+        );
+      });
+
+      it('accepts unhealthy and disconnected targets seen at resume in the same way', () => {
+        const world = jobWorld(
+          'config_rollout',
+          rollout({ stages: ['100%'], gates: { max_unhealthy: 0 }, wait: '0s' }),
+          4,
+        );
+        world.advance(0);
+        world.targets[0]!.unhealthy = true;
+        world.poke();
+        world.advance(0);
+        expect(world.job.status).to.equal('paused');
+        world.resume();
+        world.advance(0);
+        expect(world.job.status).to.equal('running');
+        world.targets[1]!.unhealthy = true;
+        world.poke();
+        world.advance(0);
+        expect(world.decisions.at(-1)!.moves[0]!.gate).to.deep.include({
+          gate: 'max_unhealthy',
+          count: 1,
+          acknowledged: 1,
+        });
+      });
+    });
+
     it('has a max_failed gate of 0 when none is named: the first failure pauses it', () => {
       const world = jobWorld('config_rollout', rollout({ stages: ['100%'] }), 5);
       world.advance(0);

@@ -14,6 +14,7 @@ import { parseActionSettings } from '../../../src/projections/jobs/jobActions.ts
 import type { TargetState } from '../../../src/projections/jobs/jobStore.ts';
 import type { TargetCandidate } from '../../../src/projections/jobs/resolveTargets.ts';
 import { gateAgentsKept, mayTrip, type StepTargets } from '../../../src/projections/jobs/stepTargets.ts';
+import { acknowledgedOf } from '../../../src/projections/jobs/rolloutPlan.ts';
 import { noTargets, type TargetCounts } from '../../../src/projections/jobs/targetCounts.ts';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
@@ -43,6 +44,8 @@ export interface JobWorld {
   counts(): TargetCounts;
   /** Asks for a step now (a command or a target outcome does). */
   poke(): void;
+  /** An operator's Resume of the paused job, as the store applies it: the gate counts now accepted. */
+  resume(): void;
   /** Agents that match the job from now on besides its targets (a live job's steps see them). */
   match(agents: readonly TargetCandidate[]): void;
 }
@@ -159,6 +162,11 @@ export function jobWorld(
     },
     counts,
     poke: () => schedule(0),
+    resume() {
+      if (world.job.status !== 'paused') throw new Error(`cannot resume a ${world.job.status} job`);
+      world.job = { ...world.job, status: 'running', acknowledged: acknowledgedOf(counts()) };
+      schedule(0);
+    },
     match: (agents) => (matching = agents),
   };
   schedule(0);

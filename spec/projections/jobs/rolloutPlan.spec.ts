@@ -67,6 +67,26 @@ describe('rollout gates', () => {
     expect(trippedGate(gates, counts, true)).to.deep.equal({ gate: 'max_failed', limit: 0, count: 1 });
   });
 
+  it('counts only the targets beyond those accepted at the last resume, the canary rule too', () => {
+    const gates = { maxFailed: { count: 1 }, maxUnhealthy: { count: 0 } };
+    const counts = { reached: 10, failed: 3, unhealthy: 1, disconnected: 0 };
+    const accepted = { failed: 2, unhealthy: 1, disconnected: 0 };
+    expect(trippedGate(gates, counts, false, accepted), '3 - 2 accepted is within 1').to.equal(undefined);
+    expect(trippedGate(gates, counts, true, accepted)).to.deep.equal({
+      gate: 'max_failed',
+      limit: 0,
+      count: 1,
+      acknowledged: 2,
+    });
+    expect(trippedGate(gates, counts, true, { ...accepted, failed: 3 })).to.equal(undefined);
+    expect(trippedGate(gates, { ...counts, unhealthy: 2 }, false, accepted)).to.deep.equal({
+      gate: 'max_unhealthy',
+      limit: 0,
+      count: 1,
+      acknowledged: 1,
+    });
+  });
+
   it('trips the first gate whose count exceeds its limit, shares taken of the targets reached', () => {
     const gates = { maxFailed: { percent: 10 }, maxDisconnected: { count: 2 } };
     expect(trippedGate(gates, { reached: 20, failed: 2, unhealthy: 9, disconnected: 2 })).to.equal(undefined);

@@ -314,6 +314,10 @@ describe('a rollout paused by its gate (PostgreSQL, agents that refuse configs)'
         `^Gate that paused it max_failed : ${gate.count} targets failed, more than the 1 allowed\\.`,
       ),
     );
+    const failed = (json.target_counts as { failed: number }).failed;
+    expect(text(panel), 'what Resume does').to.include(
+      `Resume accepts the ${failed} failures so far; the gates then count only new failures.`,
+    );
     for (const uid of gate.agents)
       expect(panel).to.include(`<a class="chip" href="/agents/${uid}" title="${uid}">`);
     expect(res.body).to.include('hx-trigger="every 300ms"');

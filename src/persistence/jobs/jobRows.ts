@@ -9,9 +9,10 @@ import type {
   TargetMode,
   TargetState,
 } from '../../projections/jobs/jobStore.ts';
+import type { Acknowledged } from '../../projections/jobs/rolloutPlan.ts';
 
 type Row = readonly unknown[];
-export const jobWidth = 19;
+export const jobWidth = 20;
 
 const iso = (v: unknown): string | null =>
   v === null ? null : new Date(Math.round(v as number)).toISOString();
@@ -37,6 +38,7 @@ export function jobFromRow(row: Row): Job {
     gate: row[16] === null ? null : json<JobGate>(row[16]),
     from_revision: row[17] as number | null,
     target_counts: json<Partial<Record<TargetState, number>>>(row[18]),
+    ...(row[19] !== null && { acknowledged: json<Acknowledged>(row[19]) }),
   };
 }
 

@@ -15,7 +15,7 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 export const jobColumns = `j.id, j.filter, j.action, j.action_config::text, j.status, j.target_mode, j.submitted_by,
   ${ms('j.created_at')}, ${ms('j.armed_at')}, ${ms('j.dispatch_at')}, ${ms('j.cancelled_at')}, ${ms('j.started_at')},
   ${ms('j.paused_at')}, ${ms('j.finished_at')}, j.stage, ${ms('j.stage_at')}, j.gate::text, j.from_revision,
-  j.target_counts::text`;
+  j.target_counts::text, j.acknowledged::text`;
 
 export const targetColumns = `t.instance_uid, t.state, t.stage, t.reason, ${ms('t.dispatched_at')}, ${ms('t.sent_at')},
   ${ms('t.finished_at')}, ${ms('t.unhealthy_at')}, ${ms('t.disconnected_at')}`;
@@ -47,6 +47,8 @@ export interface JobChanges {
   readonly stage?: number;
   readonly stage_at?: number;
   readonly gate?: string | null;
+  /** JSON: the gate counts a resume accepted (jobs.acknowledged). */
+  readonly acknowledged?: string;
   readonly from_revision?: number | null;
 }
 
@@ -60,6 +62,8 @@ const timeColumns = new Set([
   'stage_at',
 ]);
 
+const jsonColumns = new Set(['gate', 'acknowledged']);
+
 export function updateJobSql(id: string, status: JobStatus, changes: JobChanges, at: number): Sql {
   const values: unknown[] = [id, status, at];
   const sets = ['status = $2', `updated_at = ${ts('$3')}`];
@@ -67,8 +71,8 @@ export function updateJobSql(id: string, status: JobStatus, changes: JobChanges,
     values.push(value);
     const p = `$${values.length}`;
     sets.push(
-      column === 'gate'
-        ? `gate = ${p}::jsonb`
+      jsonColumns.has(column)
+        ? `${column} = ${p}::jsonb`
         : timeColumns.has(column) && value !== null
           ? `${column} = ${ts(p)}`
           : `${column} = ${p}`,

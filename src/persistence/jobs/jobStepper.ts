@@ -76,6 +76,7 @@ const stepJobOf = (job: Job, row: readonly unknown[]): StepJob => ({
   stageAt: stageAtOf(row),
   dueAt: Date.parse(job.dispatch_at ?? job.armed_at ?? job.created_at),
   live: job.target_mode === 'live',
+  ...(job.acknowledged !== undefined && { acknowledged: job.acknowledged }),
 });
 
 export function createJobStepper(deps: JobStepperDeps): JobStepper {

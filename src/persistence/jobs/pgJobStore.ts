@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { rollsOut } from '../../projections/jobs/jobActions.ts';
+import { acknowledgedOf, acknowledgedText } from '../../projections/jobs/rolloutPlan.ts';
 import { nextStatus, type JobCommand, type JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
@@ -75,8 +76,15 @@ export interface PgJobStoreDeps {
   readonly configsChanged?: () => Promise<void>;
 }
 
-/** What a command changes besides its status, or why it cannot (409, nothing written). */
-type Apply = (client: pg.ClientBase, job: Job, at: number) => Promise<JobChanges | { refused: string }>;
+/**
+ * What a command changes besides its status, or why it cannot (409, nothing written); `event` adds
+ * to its job event (words after the operator's reason, and details).
+ */
+type Apply = (
+  client: pg.ClientBase,
+  job: Job,
+  at: number,
+) => Promise<(JobChanges & { readonly event?: { note: string; details: unknown } }) | { refused: string }>;
 
 export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore & JobControl {
   const { now } = deps;
@@ -96,13 +104,16 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
       if (to === undefined)
         return { ok: false, status: 409, error: `job ${id} is ${job.status}: it cannot ${command}`, job };
       const at = now();
-      const changes = await apply(client, job, at);
-      if ('refused' in changes) return { ok: false, status: 409, error: changes.refused, job };
+      const applied = await apply(client, job, at);
+      if ('refused' in applied) return { ok: false, status: 409, error: applied.refused, job };
+      const { event, ...changes } = applied;
       await client.query(updateJobSql(id, to, changes, at));
       const counts = countTargets(await rowsOf(client, targetCountsSql(id)));
       await client.query(saveCountsSql(id, counts.byState));
+      const note = event?.note ? (reason ? `${reason}; ${event.note}` : event.note) : reason;
+      const details = event?.details;
       await client.query(
-        insertEventSql({ jobId: id, at, actor, kind: command, from: job.status, to, reason }),
+        insertEventSql({ jobId: id, at, actor, kind: command, from: job.status, to, reason: note, details }),
       );
       await client.query(notifySql(jobsChannel, id));
       const [after] = await rowsOf(client, jobSql(id));
@@ -190,8 +201,17 @@ export function createPgJobStore(pool: pg.Pool, deps: PgJobStoreDeps): JobStore 
         switch (command) {
           case 'pause':
             return { paused_at: at };
-          case 'resume':
-            return { gate: null };
+          case 'resume': {
+            if (!rollout) return { gate: null };
+            // The operator resumes having seen the failures: they are accepted, and the gates count
+            // only targets beyond them (docs/jobs.md "Gates").
+            const acknowledged = acknowledgedOf(countTargets(await rowsOf(client, targetCountsSql(id))));
+            return {
+              gate: null,
+              acknowledged: JSON.stringify(acknowledged),
+              event: { note: acknowledgedText(acknowledged), details: { acknowledged } },
+            };
+          }
           case 'cancel':
             // Nothing more goes out: targets not released end here; for a restart, commands not
             // yet sent too. A rollout's reached targets keep the revision they received.

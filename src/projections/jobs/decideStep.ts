@@ -10,7 +10,7 @@ import { nextStatus, type JobCommand, type JobStatus } from './jobLifecycle.ts';
 import { restartBatchSize, restartWaitMs } from './restartPlan.ts';
 import type { JobGate } from './jobStore.ts';
 import type { TargetCandidate } from './resolveTargets.ts';
-import { planRollout, trippedGate } from './rolloutPlan.ts';
+import { planRollout, trippedGate, type Acknowledged } from './rolloutPlan.ts';
 import { gateRecord, joined, takesNewcomers, type StepTargets } from './stepTargets.ts';
 import { afterTimeouts, type TargetCounts } from './targetCounts.ts';
 
@@ -28,6 +28,8 @@ export interface StepJob {
   readonly dueAt: number;
   /** target_mode live: agents that start matching join while it runs. */
   readonly live: boolean;
+  /** Rollout: the gate counts accepted at the last resume (none when absent). */
+  readonly acknowledged?: Acknowledged;
 }
 
 /** The columns a move sets besides its status (Unix ms). */
@@ -158,10 +160,12 @@ function decideRestart(job: StepJob, counts: TargetCounts, s: RestartSettings, n
 function decideRollout(job: StepJob, targets: StepTargets, s: RolloutSettings, now: number): StepDecision {
   const { counts } = targets;
   const canary = job.stage === 1 && s.stages.length > 1;
-  const tripped = trippedGate(s.gates, counts, canary);
+  const tripped = trippedGate(s.gates, counts, canary, job.acknowledged);
   if (tripped !== undefined) {
     const where = canary && tripped.gate === 'max_failed' ? ' in the canary stage' : '';
-    const reason = `${tripped.gate} exceeded${where}: ${tripped.count} > ${tripped.limit}`;
+    const accepted =
+      tripped.acknowledged === undefined ? '' : ` (new, besides ${tripped.acknowledged} accepted at resume)`;
+    const reason = `${tripped.gate} exceeded${where}: ${tripped.count} > ${tripped.limit}${accepted}`;
     const trip = {
       ...move(job, 'trip', reason, { paused_at: now }),
       gate: gateRecord(tripped, targets.behind),

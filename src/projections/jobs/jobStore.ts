@@ -4,7 +4,7 @@
 
 import type { JobStatus, OperatorCommand } from './jobLifecycle.ts';
 import type { TargetCandidate } from './resolveTargets.ts';
-import type { TrippedGate } from './rolloutPlan.ts';
+import type { Acknowledged, TrippedGate } from './rolloutPlan.ts';
 
 export type TargetMode = 'snapshot' | 'live';
 export type TargetState =
@@ -48,6 +48,8 @@ export interface Job extends NewJob {
   /** Restart: batches sent. Rollout: stages reached. */
   readonly stage?: number;
   readonly gate?: JobGate | null;
+  /** Rollout: the gate counts the last resume accepted (absent before any resume). */
+  readonly acknowledged?: Acknowledged;
   /** Rollout: the config's current revision when armed. */
   readonly from_revision?: number | null;
   readonly target_counts?: Readonly<Partial<Record<TargetState, number>>>;

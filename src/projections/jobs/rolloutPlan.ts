@@ -62,27 +62,68 @@ export interface GateCounts {
   readonly disconnected: number;
 }
 
+/** The gate counts an operator accepted by resuming the job (docs/jobs.md "Gates"): none at first. */
+export interface Acknowledged {
+  readonly failed: number;
+  readonly unhealthy: number;
+  readonly disconnected: number;
+}
+
+export const noneAcknowledged: Acknowledged = { failed: 0, unhealthy: 0, disconnected: 0 };
+
+/** What a resume accepts: the gate counts as they are when the operator resumes. */
+export const acknowledgedOf = (counts: GateCounts): Acknowledged => ({
+  failed: counts.failed,
+  unhealthy: counts.unhealthy,
+  disconnected: counts.disconnected,
+});
+
+/** What a resume accepted, in words for its job event ('' when nothing). */
+export function acknowledgedText(a: Acknowledged): string {
+  const parts = (
+    [
+      [a.failed, 'failed'],
+      [a.unhealthy, 'unhealthy'],
+      [a.disconnected, 'disconnected'],
+    ] as const
+  )
+    .filter(([n]) => n > 0)
+    .map(([n, what]) => `${n} ${what}`);
+  return parts.length === 0 ? '' : `accepted ${parts.join(', ')} target(s) so far`;
+}
+
 export interface TrippedGate {
   readonly gate: GateName;
   readonly limit: number;
+  /** The targets behind the gate beyond those accepted at the last resume. */
   readonly count: number;
+  /** Targets behind the gate accepted at the last resume (absent when none were). */
+  readonly acknowledged?: number;
 }
 
 /**
  * The first gate whose count exceeds its limit (a count, or a share of the targets reached rounded
  * down). In the canary stage (the first of several) max_failed is 0 whatever was asked: the canary is
- * there to stop the rollout on its failure.
+ * there to stop the rollout on its failure. A count is what came on top of what the operator accepted
+ * by resuming (`acknowledged`): a resume goes on past the failures it saw, and only new ones trip.
  */
-export function trippedGate(gates: Gates, counts: GateCounts, canary = false): TrippedGate | undefined {
-  const checks: [GateName, Amount | undefined, number][] = [
-    ['max_failed', canary ? { count: 0 } : gates.maxFailed, counts.failed],
-    ['max_unhealthy', gates.maxUnhealthy, counts.unhealthy],
-    ['max_disconnected', gates.maxDisconnected, counts.disconnected],
+export function trippedGate(
+  gates: Gates,
+  counts: GateCounts,
+  canary = false,
+  acknowledged: Acknowledged = noneAcknowledged,
+): TrippedGate | undefined {
+  const checks: [GateName, Amount | undefined, number, number][] = [
+    ['max_failed', canary ? { count: 0 } : gates.maxFailed, counts.failed, acknowledged.failed],
+    ['max_unhealthy', gates.maxUnhealthy, counts.unhealthy, acknowledged.unhealthy],
+    ['max_disconnected', gates.maxDisconnected, counts.disconnected, acknowledged.disconnected],
   ];
-  for (const [gate, amount, count] of checks) {
+  for (const [gate, amount, total, accepted] of checks) {
     if (amount === undefined) continue;
     const limit = resolveLimit(amount, counts.reached);
-    if (count > limit) return { gate, limit, count };
+    const count = total - accepted;
+    if (count > limit)
+      return accepted > 0 ? { gate, limit, count, acknowledged: accepted } : { gate, limit, count };
   }
   return undefined;
 }

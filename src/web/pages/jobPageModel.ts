@@ -33,12 +33,29 @@ const gateWords: Readonly<Record<string, string>> = {
   max_disconnected: 'disconnected',
 };
 
+/** What Resume does to a job paused by its gate, in words (docs/jobs.md "Gates"). */
+export function resumeText(job: Job): string {
+  const failed = job.target_counts?.failed ?? 0;
+  const failures = `the ${failed.toLocaleString('en-US')} ${failed === 1 ? 'failure' : 'failures'} so far`;
+  const gate = job.gate?.gate;
+  if (gate === undefined || gate === 'max_failed')
+    return `Resume accepts ${failures}; the gates then count only new failures.`;
+  // An unhealthy or disconnected gate: what Resume accepts is first the targets in that state.
+  const others = `the targets ${gateWords[gate]} now`;
+  return failed === 0
+    ? `Resume accepts ${others}; the gates then count only new ones.`
+    : `Resume accepts ${others} and ${failures}; the gates then count only new ones.`;
+}
+
 function gateLocals(job: Job, nameOf: (uid: string) => string | undefined) {
   const gate = job.gate;
   if (gate === null || gate === undefined) return undefined;
   return {
     ...gate,
     what: gateWords[gate.gate] ?? 'tripped it',
+    /** Those the operator accepted at the last resume, besides the count (0 when none). */
+    accepted: gate.acknowledged ?? 0,
+    resume: job.status === 'paused' ? resumeText(job) : undefined,
     agents: gate.agents.map((uid) => ({ uid, href: agentHref(uid), name: nameOf(uid) ?? shortId(uid) })),
   };
 }

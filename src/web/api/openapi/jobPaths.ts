@@ -63,7 +63,10 @@ export const jobPaths = {
   },
   '/api/jobs/{id}/arm': command('arm', 'Arm a planned job (snapshot or live targets, a dispatch time)'),
   '/api/jobs/{id}/pause': command('pause', 'Pause a running job'),
-  '/api/jobs/{id}/resume': command('resume', 'Resume a paused job'),
+  '/api/jobs/{id}/resume': command(
+    'resume',
+    'Resume a paused job; a rollout accepts its failed, unhealthy and disconnected targets so far (`acknowledged`), and its gates then count only new ones',
+  ),
   '/api/jobs/{id}/cancel': command('cancel', 'Cancel a job'),
   '/api/jobs/{id}/rollback': command('rollback', 'Roll a config rollout back'),
   '/api/jobs/{id}/promote': command(

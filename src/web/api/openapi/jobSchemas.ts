@@ -21,13 +21,22 @@ const jobFields: Record<string, Schema> = {
   finished_at: nullable(time),
   stage: int(),
   gate: nullable(
-    object({
-      gate: oneOfValues(['max_failed', 'max_unhealthy', 'max_disconnected']),
-      limit: { type: 'number' },
-      count: int(),
-      agents: arrayOf(str()),
-    }),
+    object(
+      {
+        gate: oneOfValues(['max_failed', 'max_unhealthy', 'max_disconnected']),
+        limit: { type: 'number' },
+        count: { ...int(), description: 'Targets behind the gate besides those accepted at the last resume' },
+        acknowledged: { ...int(), description: 'Targets behind the gate accepted at the last resume' },
+        agents: arrayOf(str()),
+      },
+      ['acknowledged'],
+    ),
   ),
+  acknowledged: {
+    ...object({ failed: int(), unhealthy: int(), disconnected: int() }),
+    description:
+      'A rollout resumed by an operator: the gate counts accepted then; the gates count only targets beyond them',
+  },
   from_revision: nullable(int(1)),
   target_counts: { type: 'object', propertyNames: ref('TargetState'), additionalProperties: int() },
   allowed_actions: {
@@ -49,6 +58,7 @@ const laterFields = [
   'finished_at',
   'stage',
   'gate',
+  'acknowledged',
   'from_revision',
   'target_counts',
 ];
