@@ -183,13 +183,14 @@ describe('issue 30: every box one language, numbers before consequences, every s
     await page.emulateMedia({ colorScheme: 'light' });
     await page.fill('input[name="max_failed"]', '10%');
     await page.fill('input[name="stages"]', '2, 100%');
-    await waitForIncluded(page, '[data-stage-gates]', '1 failed of 2 (max 10%)');
+    await waitForIncluded(page, '[data-stage-gates]', '1 failed of 2 (max 0)');
     expect(await page.locator('[data-stage-size]').allTextContents()).to.deep.equal([
       '2 agents',
       '10 agents',
     ]);
+    // The canary stage pauses on its first failure whatever max_failed says (docs/jobs.md "Gates").
     expect(await page.locator('[data-stage-gates]').allTextContents()).to.deep.equal([
-      '1 failed of 2 (max 10%)',
+      '1 failed of 2 (max 0)',
       '2 failed of 12 (max 10%)',
     ]);
     await screenshot(page, 'rollout-form.png');

@@ -94,7 +94,9 @@ describe('signing in through OpenID Connect (Ory Hydra, Chromium)', function () 
     await page.fill('input[name="name"]', 'signed-in');
     await page.fill('input[name="selector"]', 'host.name="edge-1"');
     await page.fill('textarea[name="body"]', 'receivers:\n  otlp:\n    protocols: {}\n');
-    await Promise.all([page.waitForURL(/\/configs\/signed-in$/), page.click('button:text-is("Save")')]);
+    // Save says how many agents it sends to and asks first (docs/ui.md "Config editor").
+    page.once('dialog', (dialog) => void dialog.accept());
+    await Promise.all([page.waitForURL(/\/configs\/signed-in$/), page.click('button[data-sends]')]);
     const config = (await (await fetch(`${ui.b}/api/configs/signed-in`)).json()) as { updated_by: string };
     expect(config.updated_by).to.equal('alice@example.org');
     // The write is in the audit log, with the person who made it, on the page and in the API.
