@@ -55,6 +55,11 @@ interface Accepted {
 
 export function createConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
   const accepted = new Map<string, Accepted>();
+  /**
+   * Each request's socket after its first request: a keep-alive socket's later requests find their
+   * entry without building its key again (null: accepted before the guard was on).
+   */
+  const heardOn = new WeakMap<Socket, Accepted | null>();
   let open = 0;
 
   function onConnection(socket: Socket): void {
@@ -77,7 +82,10 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
 
   /** The socket asked something: the first-request timer has done its work. */
   function heard(req: IncomingMessage): void {
-    const entry = accepted.get(keyOf(req.socket));
+    const socket = req.socket;
+    if (heardOn.has(socket)) return;
+    const entry = accepted.get(keyOf(socket));
+    heardOn.set(socket, entry ?? null);
     if (entry?.timer === undefined) return;
     clearTimeout(entry.timer);
     entry.timer = undefined;
@@ -101,6 +109,7 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
     },
     // Still over: sockets that closed since its accept may have made room for it.
     overCapacity: (req) =>
-      accepted.get(keyOf(req.socket))?.over === true && open > (options.maxConnections ?? Infinity),
+      (heardOn.get(req.socket) ?? accepted.get(keyOf(req.socket)))?.over === true &&
+      open > (options.maxConnections ?? Infinity),
   };
 }
