@@ -5,20 +5,20 @@
 // (UnauthenticatedBody): past either it is answered (413, 408) and its socket closed a second later
 // at most, so a crowd of unauthenticated senders holds neither memory nor sockets for the whole
 // request timeout.
+// Every request pays for this path, so it takes no promise, no copy and no header object where the
+// request does not need one (bodyReader.ts; the reply's headers are one flat array): a plain body and
+// a handler that answers at once are served within the body's 'end' event.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync, gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
 import { admissionOf } from './admission.ts';
+import { BodyTooLarge, BodyTooSlow, readBody } from './bodyReader.ts';
 import { createConnection, type ConnectionIds } from './connection.ts';
+import type { HandleResult } from './handleResult.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
 import { peerOf } from './peer.ts';
 
-const gunzipAsync = promisify(gunzip);
 export const protobufContentType = 'application/x-protobuf';
-
-class BodyTooLarge extends Error {}
-class BodyTooSlow extends Error {}
 
 /** How long the socket of a refused unauthenticated body stays for its client to read the answer. */
 const answerLingerMs = 1000;
@@ -27,38 +27,6 @@ const answerLingerMs = 1000;
 export interface UnauthenticatedBody {
   readonly bytes: number;
   readonly timeoutMs: number;
-}
-
-function readBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) {
-      reject(new BodyTooLarge());
-      return;
-    }
-    if (timeoutMs !== undefined) {
-      const timer = setTimeout(() => {
-        req.removeAllListeners('data');
-        reject(new BodyTooSlow());
-      }, timeoutMs);
-      req.once('close', () => clearTimeout(timer));
-      req.once('end', () => clearTimeout(timer));
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks, size)));
-    req.on('error', reject);
-  });
 }
 
 /** gzip when the client accepts it: "gzip" or "*" with q > 0 (as opamp-go decides). */
@@ -74,8 +42,35 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 export interface HttpTransport {
-  /** The request's admission (admission.ts) travels on it to the connection. */
-  serve(req: IncomingMessage, res: ServerResponse, unauthenticated?: UnauthenticatedBody): Promise<void>;
+  /**
+   * The request's admission (admission.ts) travels on it to the connection. `onError` gets what
+   * went wrong after the request was taken (a 500 is answered, or the response cut).
+   */
+  serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    unauthenticated: UnauthenticatedBody | undefined,
+    onError: (error: unknown) => void,
+  ): void;
+}
+
+function fail(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', ...headers });
+  res.end(`${message}\n`);
+}
+
+/** An error after the request was taken: a 500 while nothing is sent, else the response is cut. */
+function broken(res: ServerResponse, error: unknown, onError: (error: unknown) => void): void {
+  onError(error);
+  if (!res.headersSent) {
+    res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('internal error\n');
+  } else res.destroy();
 }
 
 export function createHttpTransport(
@@ -83,68 +78,130 @@ export function createHttpTransport(
   observer: ProtocolObserver,
   options: { maxMessageBytes: number; connectionIds: ConnectionIds },
 ): HttpTransport {
-  function fail(
-    res: ServerResponse,
-    status: number,
-    message: string,
-    headers: Readonly<Record<string, string>> = {},
-  ): void {
-    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', ...headers });
-    res.end(`${message}\n`);
-  }
-
-  async function serve(
+  function refuseBody(
     req: IncomingMessage,
     res: ServerResponse,
-    unauthenticated?: UnauthenticatedBody,
-  ): Promise<void> {
-    const limit = Math.min(options.maxMessageBytes, unauthenticated?.bytes ?? Infinity);
-    let body: Buffer;
-    try {
-      const raw = await readBody(req, limit, unauthenticated?.timeoutMs);
-      const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
-      body = encoding === 'gzip' ? await gunzipAsync(raw, { maxOutputLength: limit }) : raw;
-    } catch (error) {
-      const tooLarge =
-        error instanceof BodyTooLarge || (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
-      const tooSlow = error instanceof BodyTooSlow;
-      observer.messageFailed(tooLarge ? 'message too large' : tooSlow ? 'body too slow' : 'unreadable body');
-      // The answer closes the connection (Node discards what more of the body arrives); an
-      // unauthenticated sender gets a moment to read it, not the request timeout.
-      if (unauthenticated !== undefined)
-        res.once('finish', () => setTimeout(() => req.socket.destroy(), answerLingerMs).unref());
-      if (tooLarge) {
-        const without = unauthenticated === undefined ? '' : ' without a credential';
-        fail(res, 413, `message larger than ${limit} bytes${without}`);
-      } else if (tooSlow) fail(res, 408, 'request body not received in time');
-      else fail(res, 400, 'request body could not be read or decompressed');
-      return;
-    }
+    error: unknown,
+    limit: number,
+    unauthenticated: UnauthenticatedBody | undefined,
+  ): void {
+    const tooLarge =
+      error instanceof BodyTooLarge || (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+    const tooSlow = error instanceof BodyTooSlow;
+    observer.messageFailed(tooLarge ? 'message too large' : tooSlow ? 'body too slow' : 'unreadable body');
+    // The answer closes the connection (Node discards what more of the body arrives); an
+    // unauthenticated sender gets a moment to read it, not the request timeout.
+    if (unauthenticated !== undefined)
+      res.once('finish', () => setTimeout(() => req.socket.destroy(), answerLingerMs).unref());
+    if (tooLarge) {
+      const without = unauthenticated === undefined ? '' : ' without a credential';
+      fail(res, 413, `message larger than ${limit} bytes${without}`);
+    } else if (tooSlow) fail(res, 408, 'request body not received in time');
+    else fail(res, 400, 'request body could not be read or decompressed');
+  }
+
+  /** The body's message through the handler, answered now when the handler answers now. */
+  function handleBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    onError: (e: unknown) => void,
+  ) {
     const peer = peerOf(req);
-    const id = options.connectionIds();
-    const admission = admissionOf(req);
-    const connection = createConnection('http', peer.remoteAddr, peer.tlsSubject, id, admission);
-    const result = await handler.handle(connection, body);
+    const connection = createConnection(
+      'http',
+      peer.remoteAddr,
+      peer.tlsSubject,
+      options.connectionIds(),
+      admissionOf(req),
+    );
+    const result = handler.handle(connection, body);
+    if (result instanceof Promise)
+      result.then((r) => answer(req, res, r)).catch((error: unknown) => broken(res, error, onError));
+    else {
+      const pending = answer(req, res, result);
+      if (pending !== undefined) pending.catch((error: unknown) => broken(res, error, onError));
+    }
+  }
+
+  /** Writes the reply; a promise only while a CSR's answer is awaited (certificateOffer.ts). */
+  function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    result: HandleResult,
+  ): Promise<void> | undefined {
     if (!result.ok) {
       fail(res, result.status ?? 400, result.error, result.headers);
+      return undefined;
+    }
+    if (result.after !== undefined)
+      return result.after.then((after) => {
+        // HTTP carries one reply: the answer to a CSR joins it. Protobuf merges concatenated
+        // messages, so its instance_uid (the same) and connection_settings add to the reply.
+        const tail =
+          after === undefined
+            ? result.tail
+            : result.tail === undefined
+              ? after
+              : Buffer.concat([result.tail, after]);
+        write(req, res, result.reply, tail);
+      });
+    write(req, res, result.reply, result.tail);
+    return undefined;
+  }
+
+  function write(req: IncomingMessage, res: ServerResponse, reply: Uint8Array, tail: Uint8Array | undefined) {
+    if (acceptsGzip(req.headers['accept-encoding'])) {
+      const zipped = gzipSync(tail === undefined ? reply : Buffer.concat([reply, tail]));
+      res.writeHead(200, [
+        'Content-Type',
+        protobufContentType,
+        'Content-Encoding',
+        'gzip',
+        'Content-Length',
+        String(zipped.length),
+      ]);
+      res.end(zipped);
       return;
     }
-    const headers: Record<string, string> = { 'Content-Type': protobufContentType };
-    let { reply, tail } = result;
-    // HTTP carries one reply: the answer to a CSR joins it (certificateOffer.ts). Protobuf merges
-    // concatenated messages, so its instance_uid (the same) and connection_settings add to the reply.
-    const after = result.after && (await result.after);
-    if (after !== undefined) tail = tail === undefined ? after : Buffer.concat([tail, after]);
-    if (acceptsGzip(req.headers['accept-encoding'])) {
-      reply = gzipSync(tail === undefined ? reply : Buffer.concat([reply, tail]));
-      tail = undefined;
-      headers['Content-Encoding'] = 'gzip';
+    const length = reply.length + (tail === undefined ? 0 : tail.length);
+    res.writeHead(200, ['Content-Type', protobufContentType, 'Content-Length', String(length)]);
+    if (tail === undefined) res.end(reply);
+    else {
+      // The shared remote config field is written as it is, not copied into one buffer per agent.
+      res.write(reply);
+      res.end(tail);
     }
-    headers['Content-Length'] = String(reply.length + (tail?.length ?? 0));
-    res.writeHead(200, headers);
-    // The shared remote config field is written as it is, not copied into one buffer per agent.
-    if (tail !== undefined) res.write(reply);
-    res.end(tail ?? reply);
+  }
+
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    unauthenticated: UnauthenticatedBody | undefined,
+    onError: (error: unknown) => void,
+  ): void {
+    const limit =
+      unauthenticated === undefined
+        ? options.maxMessageBytes
+        : Math.min(options.maxMessageBytes, unauthenticated.bytes);
+    readBody(req, limit, unauthenticated?.timeoutMs, (error, raw) => {
+      if (error !== undefined) return refuseBody(req, res, error, limit, unauthenticated);
+      const encoding = req.headers['content-encoding'];
+      try {
+        if (encoding === undefined || encoding.toLowerCase() !== 'gzip')
+          return handleBody(req, res, raw!, onError);
+      } catch (thrown) {
+        return broken(res, thrown, onError);
+      }
+      gunzip(raw!, { maxOutputLength: limit }, (gzipError, body) => {
+        if (gzipError) return refuseBody(req, res, gzipError, limit, unauthenticated);
+        try {
+          handleBody(req, res, body, onError);
+        } catch (thrown) {
+          broken(res, thrown, onError);
+        }
+      });
+    });
   }
 
   return { serve };

@@ -137,43 +137,57 @@ export function createOpampServer(
       .catch(options.onError);
   };
 
+  /** A short plain-text answer (refusals and errors). */
+  const reply = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+    res.end(`${text}\n`);
+  };
+  const onError = options.onError;
+  const inFlightDone = () => void httpInFlight--;
+
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const reply = (status: number, text: string, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
-      res.end(`${text}\n`);
-    };
-    if (pathOf(req) !== opampPath) return reply(501, 'Not Implemented');
-    if (draining) return reply(503, 'draining', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
-    whenAdmitted(req, (refusal) => {
-      if (refusal === 'store_unavailable')
-        return reply(503, 'credentials cannot be checked now', {
-          'Retry-After': retryAfterSeconds,
-          Connection: 'close',
-        });
-      if (refusal !== undefined)
-        return reply(401, refusalText[refusal], { 'WWW-Authenticate': 'Bearer', Connection: 'close' });
-      serveAdmitted(req, res, reply);
-    });
+    if (pathOf(req) !== opampPath) return reply(res, 501, 'Not Implemented');
+    if (draining)
+      return reply(res, 503, 'draining', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
+    const result = admit(req);
+    if (!(result instanceof Promise)) return serveAdmitted(req, res, refusalOf(req, result));
+    whenAdmitted(req, (refusal) => serveAdmitted(req, res, refusal));
   }
 
   function serveAdmitted(
     req: IncomingMessage,
     res: ServerResponse,
-    reply: (status: number, text: string, headers?: Record<string, string>) => void,
+    refusal: AdmissionRefusal | undefined,
   ): void {
-    if (req.method !== 'POST') return reply(405, 'use a WebSocket upgrade or POST', { Allow: 'GET, POST' });
+    if (refusal === 'store_unavailable')
+      return reply(res, 503, 'credentials cannot be checked now', {
+        'Retry-After': retryAfterSeconds,
+        Connection: 'close',
+      });
+    if (refusal !== undefined)
+      return reply(res, 401, refusalText[refusal], { 'WWW-Authenticate': 'Bearer', Connection: 'close' });
+    if (req.method !== 'POST')
+      return reply(res, 405, 'use a WebSocket upgrade or POST', { Allow: 'GET, POST' });
     if (req.headers['content-type'] !== protobufContentType)
-      return reply(415, `Content-Type must be exactly ${protobufContentType}`);
+      return reply(res, 415, `Content-Type must be exactly ${protobufContentType}`);
     if (atCapacity(req))
-      return reply(503, 'too many connections', { 'Retry-After': retryAfterSeconds, Connection: 'close' });
-    httpInFlight++;
-    res.once('close', () => void httpInFlight--);
+      return reply(res, 503, 'too many connections', {
+        'Retry-After': retryAfterSeconds,
+        Connection: 'close',
+      });
+    // Counted only where it decides capacity: the listener's guard counts sockets instead.
+    if (options.overCapacity === undefined) {
+      httpInFlight++;
+      res.once('close', inFlightDone);
+    }
     const bound = admissionOf(req)?.credential === undefined ? options.unauthenticated : undefined;
-    http.serve(req, res, bound).catch((error: unknown) => {
-      options.onError(error);
-      if (!res.headersSent) reply(500, 'internal error');
+    try {
+      http.serve(req, res, bound, onError);
+    } catch (error) {
+      onError(error);
+      if (!res.headersSent) reply(res, 500, 'internal error');
       else res.destroy();
-    });
+    }
   }
 
   // ws.upgrade completes the handshake synchronously (no verifyClient), so an accepted socket is
