@@ -1,10 +1,11 @@
 // Reads one plain-HTTP request body for the OpAMP transport, the cheapest way Node's http module
-// allows: no promise, and no copy of a body that arrives in one chunk (nearly every agent message);
-// a body in several chunks is copied once into a buffer of its declared Content-Length, or joined at
-// the end when it declared none (chunked). A declared length over `limit` is refused before reading;
-// a body that passes the limit is cut off there (Node drains and discards the rest). With
-// `timeoutMs`, a body not complete that long after the call is refused (BodyTooSlow). A request that
-// closes before its body ended is not answered (its timer goes with it).
+// allows: no promise, no closure per request (the listeners are shared, their state rides on the
+// request), and no copy of a body that arrives in one chunk (nearly every agent message); a body in
+// several chunks is copied once into a buffer of its declared Content-Length, or joined at the end
+// when it declared none (chunked). A declared length over `limit` is refused before reading; a body
+// that passes the limit is cut off there (Node drains and discards the rest). With `timeoutMs`, a
+// body not complete that long after the call is refused (BodyTooSlow). A request that closes before
+// its body ended is not answered (its timer goes with it).
 
 import type { IncomingMessage } from 'node:http';
 
@@ -13,94 +14,92 @@ export class BodyTooSlow extends Error {}
 
 type Done = (error: Error | undefined, body: Buffer | undefined) => void;
 
-class BodyRead {
-  readonly #req: IncomingMessage;
-  readonly #limit: number;
-  readonly #declared: number;
-  #done: Done | undefined;
-  #first: Buffer | undefined = undefined;
+interface BodyState {
+  readonly limit: number;
+  /** The Content-Length, or -1 (chunked). */
+  readonly declared: number;
+  done: Done | undefined;
+  first: Buffer | undefined;
   /** The declared length's buffer, once a second chunk came. */
-  #whole: Buffer | undefined = undefined;
+  whole: Buffer | undefined;
   /** Chunks of a body without a declared length. */
-  #chunks: Buffer[] | undefined = undefined;
-  #size = 0;
-  #timer: NodeJS.Timeout | undefined = undefined;
-
-  constructor(req: IncomingMessage, limit: number, declared: number, done: Done) {
-    this.#req = req;
-    this.#limit = limit;
-    this.#declared = declared;
-    this.#done = done;
-  }
-
-  start(timeoutMs: number | undefined): void {
-    const req = this.#req;
-    // Plain `on`: #finish answers once, and `once` would wrap each listener per request.
-    req.on('data', this.#onData);
-    req.on('end', this.#onEnd);
-    req.on('error', this.#onError);
-    req.on('close', this.#onClose);
-    // Nearly every body is parsed in the same read as its headers, after this call: its timer is
-    // armed only when it is not complete once that read is done.
-    if (timeoutMs !== undefined) process.nextTick(armUnlessComplete, this, timeoutMs);
-  }
-
-  arm(timeoutMs: number): void {
-    if (this.#done !== undefined && !this.#req.complete) this.#timer = setTimeout(this.#onTimeout, timeoutMs);
-  }
-
-  /** Without `body` or `error`: the request closed first, and nobody is there to answer. */
-  #finish(error: Error | undefined, body: Buffer | undefined): void {
-    const done = this.#done;
-    if (done === undefined) return;
-    this.#done = undefined;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    // After the end no more data comes: its listeners stay, and find #done gone. A refused body is
-    // drained (its rest discarded); a later error finds its listener.
-    if (error !== undefined) {
-      this.#req.off('data', this.#onData);
-      this.#req.resume();
-    }
-    if (error !== undefined || body !== undefined) done(error, body);
-  }
-
-  readonly #onData = (chunk: Buffer): void => {
-    const size = this.#size + chunk.length;
-    this.#size = size;
-    if (size > this.#limit) return this.#finish(new BodyTooLarge(), undefined);
-    if (this.#first === undefined) {
-      this.#first = chunk;
-      return;
-    }
-    if (this.#declared >= 0) {
-      if (this.#whole === undefined) {
-        this.#whole = Buffer.allocUnsafe(this.#declared);
-        this.#first.copy(this.#whole, 0);
-      }
-      chunk.copy(this.#whole, size - chunk.length);
-    } else (this.#chunks ??= [this.#first]).push(chunk);
-  };
-
-  readonly #onEnd = (): void => {
-    const size = this.#size;
-    const body =
-      this.#whole !== undefined
-        ? this.#whole.subarray(0, size)
-        : this.#chunks !== undefined
-          ? Buffer.concat(this.#chunks, size)
-          : (this.#first ?? Buffer.alloc(0));
-    this.#finish(undefined, body);
-  };
-
-  readonly #onError = (error: Error): void => this.#finish(error, undefined);
-  readonly #onClose = (): void => this.#finish(undefined, undefined);
-  readonly #onTimeout = (): void => {
-    this.#timer = undefined;
-    this.#finish(new BodyTooSlow(), undefined);
-  };
+  chunks: Buffer[] | undefined;
+  size: number;
+  timer: NodeJS.Timeout | undefined;
 }
 
-const armUnlessComplete = (read: BodyRead, timeoutMs: number): void => read.arm(timeoutMs);
+const bodyKey = Symbol('opamp body');
+type Reading = IncomingMessage & { [bodyKey]: BodyState };
+
+/** Without `body` or `error`: the request closed first, and nobody is there to answer. */
+function finish(req: Reading, error: Error | undefined, body: Buffer | undefined): void {
+  const state = req[bodyKey];
+  const done = state.done;
+  if (done === undefined) return;
+  state.done = undefined;
+  if (state.timer !== undefined) clearTimeout(state.timer);
+  // After the end no more data comes: the listeners stay, and find `done` gone. A refused body is
+  // drained (its rest discarded); a later error finds its listener.
+  if (error !== undefined) {
+    req.off('data', onData);
+    req.resume();
+  }
+  if (error !== undefined || body !== undefined) done(error, body);
+}
+
+function onData(this: Reading, chunk: Buffer): void {
+  const state = this[bodyKey];
+  const size = state.size + chunk.length;
+  state.size = size;
+  if (size > state.limit) return finish(this, new BodyTooLarge(), undefined);
+  if (state.first === undefined) {
+    state.first = chunk;
+    return;
+  }
+  if (state.declared >= 0) {
+    if (state.whole === undefined) {
+      state.whole = Buffer.allocUnsafe(state.declared);
+      state.first.copy(state.whole, 0);
+    }
+    chunk.copy(state.whole, size - chunk.length);
+  } else (state.chunks ??= [state.first]).push(chunk);
+}
+
+function onEnd(this: Reading): void {
+  const state = this[bodyKey];
+  const size = state.size;
+  const body =
+    state.whole !== undefined
+      ? state.whole.subarray(0, size)
+      : state.chunks !== undefined
+        ? Buffer.concat(state.chunks, size)
+        : (state.first ?? Buffer.alloc(0));
+  finish(this, undefined, body);
+}
+
+function onError(this: Reading, error: Error): void {
+  finish(this, error, undefined);
+}
+
+function onClose(this: Reading): void {
+  finish(this, undefined, undefined);
+}
+
+function onTimeout(req: Reading): void {
+  req[bodyKey].timer = undefined;
+  finish(req, new BodyTooSlow(), undefined);
+}
+
+/**
+ * Nearly every body is parsed in the same read as its headers, after readBody: its timer is armed
+ * only when it is not complete once that read is done (the parser calls back for the headers, each
+ * body piece and the end one by one, running the tick queue after each: a tick comes too early, the
+ * loop's check phase does not).
+ */
+function armUnlessComplete(req: Reading, timeoutMs: number): void {
+  const state = req[bodyKey];
+  if (state.done !== undefined && !req.complete) state.timer = setTimeout(onTimeout, timeoutMs, req);
+}
 
 /** Calls `done` at most once: with the body, or with BodyTooLarge, BodyTooSlow or the request's error. */
 export function readBody(
@@ -112,5 +111,21 @@ export function readBody(
   const header = req.headers['content-length'];
   const declared = header === undefined ? -1 : Number(header);
   if (declared > limit) return done(new BodyTooLarge(), undefined);
-  new BodyRead(req, limit, Number.isSafeInteger(declared) ? declared : -1, done).start(timeoutMs);
+  const reading = req as Reading;
+  reading[bodyKey] = {
+    limit,
+    declared: Number.isSafeInteger(declared) ? declared : -1,
+    done,
+    first: undefined,
+    whole: undefined,
+    chunks: undefined,
+    size: 0,
+    timer: undefined,
+  };
+  // Plain `on`: `finish` answers once, and `once` would wrap each listener per request.
+  reading.on('data', onData);
+  reading.on('end', onEnd);
+  reading.on('error', onError);
+  reading.on('close', onClose);
+  if (timeoutMs !== undefined) setImmediate(armUnlessComplete, reading, timeoutMs);
 }
