@@ -10,13 +10,14 @@
 // a handler that answers at once are served within the body's 'end' event.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { gzipSync, gunzip } from 'node:zlib';
 import { admissionOf } from './admission.ts';
 import { BodyTooLarge, BodyTooSlow, readBody } from './bodyReader.ts';
 import { createConnection, type ConnectionIds } from './connection.ts';
 import type { HandleResult } from './handleResult.ts';
 import type { OpampHandler, ProtocolObserver } from './handler.ts';
-import { peerOf } from './peer.ts';
+import { peerOf, type Peer } from './peer.ts';
 
 export const protobufContentType = 'application/x-protobuf';
 
@@ -64,6 +65,20 @@ function fail(
   res.end(`${message}\n`);
 }
 
+/**
+ * The peer of each plain socket, for its later keep-alive requests: its address does not change. A
+ * TLS socket's certificate is read again for each request, as the handshake may be renegotiated.
+ */
+const plainPeers = new WeakMap<object, Peer>();
+
+function plainPeerOf(req: IncomingMessage): Peer {
+  const socket = req.socket;
+  if ((socket as TLSSocket).encrypted === true) return peerOf(req);
+  let peer = plainPeers.get(socket);
+  if (peer === undefined) plainPeers.set(socket, (peer = peerOf(req)));
+  return peer;
+}
+
 /** An error after the request was taken: a 500 while nothing is sent, else the response is cut. */
 function broken(res: ServerResponse, error: unknown, onError: (error: unknown) => void): void {
   onError(error);
@@ -107,7 +122,7 @@ export function createHttpTransport(
     body: Buffer,
     onError: (e: unknown) => void,
   ) {
-    const peer = peerOf(req);
+    const peer = plainPeerOf(req);
     const connection = createConnection(
       'http',
       peer.remoteAddr,
