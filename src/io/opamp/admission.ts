@@ -50,10 +50,14 @@ export const attachAdmission = (req: IncomingMessage, admission: Admission): voi
 /** The OpAMP URL the client reached: its scheme, its Host header and the path it asked for. */
 function urlOf(req: IncomingMessage): string {
   const tls = (req.socket as TLSSocket).encrypted === true;
-  const ws = (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+  const upgrade = req.headers.upgrade;
+  const ws = upgrade !== undefined && upgrade.toLowerCase() === 'websocket';
   const scheme = ws ? (tls ? 'wss' : 'ws') : tls ? 'https' : 'http';
   const host = req.headers.host ?? `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`;
-  const path = (req.url ?? '/').split('?')[0];
+  // Asked for every plain-HTTP request: no array for the query's split.
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
   return `${scheme}://${host}${path}`;
 }
 
