@@ -116,7 +116,7 @@ describe('OpAMP listener over loopback', () => {
       expect(app.registry.get(uid as InstanceUid)?.session.transport).to.equal('http');
     });
 
-    it('accepts a gzip-encoded body and gzips the reply when Accept-Encoding allows', async () => {
+    it('accepts a gzip-encoded body, and answers a short reply as it is even when gzip is accepted', async () => {
       const uid = newUid();
       const body = gzipSync(agentMessage(uid, { agentDescription: description({ 'service.name': 'gz' }) }));
       const res = await rawPost(app.urls.opamp, body, {
@@ -124,10 +124,9 @@ describe('OpAMP listener over loopback', () => {
         'Accept-Encoding': 'gzip',
       });
       expect(res.status).to.equal(200);
-      expect(res.headers['content-encoding']).to.equal('gzip');
+      // A status reply is a few dozen bytes: gzip would only make it longer (gzipMinBytes).
+      expect(res.headers['content-encoding']).to.equal(undefined);
       expect(app.registry.get(uid as InstanceUid)?.description?.identifying['service.name']).to.equal('gz');
-      const plain = await rawPost(app.urls.opamp, agentMessage(uid, { sequenceNum: 1 }), {});
-      expect(plain.headers['content-encoding']).to.equal(undefined);
     });
 
     it('answers 400 to an undecodable body and to a bad instance_uid, and keeps serving', async () => {

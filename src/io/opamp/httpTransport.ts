@@ -1,5 +1,6 @@
 // Plain-HTTP transport: POST one AgentToServer with Content-Type exactly application/x-protobuf,
-// optionally gzip-encoded; the reply is one ServerToAgent, gzip-encoded when Accept-Encoding allows.
+// optionally gzip-encoded; the reply is one ServerToAgent, gzip-encoded when Accept-Encoding allows
+// and it is at least gzipMinBytes long.
 // Bodies are limited after decompression (413, no retry hint): a gzip bomb is cut off at the limit.
 // A request that presented no credential gets a lower bound and a short time for its body
 // (UnauthenticatedBody): past either it is answered (413, 408) and its socket closed a second later
@@ -29,6 +30,13 @@ export interface UnauthenticatedBody {
   readonly bytes: number;
   readonly timeoutMs: number;
 }
+
+/**
+ * Replies shorter than this go as they are, whatever Accept-Encoding says: gzip makes a reply of a
+ * few dozen bytes (nearly every status reply) longer, and costs more CPU than the rest of its
+ * request. Go's HTTP client (opamp-go's agents) asks for gzip on every request.
+ */
+export const gzipMinBytes = 1024;
 
 /** gzip when the client accepts it: "gzip" or "*" with q > 0 (as opamp-go decides). */
 export function acceptsGzip(header: string | undefined): boolean {
@@ -166,7 +174,8 @@ export function createHttpTransport(
   }
 
   function write(req: IncomingMessage, res: ServerResponse, reply: Uint8Array, tail: Uint8Array | undefined) {
-    if (acceptsGzip(req.headers['accept-encoding'])) {
+    const length = reply.length + (tail === undefined ? 0 : tail.length);
+    if (length >= gzipMinBytes && acceptsGzip(req.headers['accept-encoding'])) {
       const zipped = gzipSync(tail === undefined ? reply : Buffer.concat([reply, tail]));
       res.writeHead(200, [
         'Content-Type',
@@ -179,7 +188,6 @@ export function createHttpTransport(
       res.end(zipped);
       return;
     }
-    const length = reply.length + (tail === undefined ? 0 : tail.length);
     res.writeHead(200, ['Content-Type', protobufContentType, 'Content-Length', String(length)]);
     if (tail === undefined) res.end(reply);
     else {
