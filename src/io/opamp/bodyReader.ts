@@ -5,7 +5,7 @@
 // when it declared none (chunked). A declared length over `limit` is refused before reading; a body
 // that passes the limit is cut off there (Node drains and discards the rest). With `timeoutMs`, a
 // body not complete that long after the call is refused (BodyTooSlow). A request that closes before
-// its body ended is not answered (its timer goes with it).
+// its body ended is not answered (its timer, if any, goes with it).
 
 import type { IncomingMessage } from 'node:http';
 
@@ -98,7 +98,11 @@ function onTimeout(req: Reading): void {
  */
 function armUnlessComplete(req: Reading, timeoutMs: number): void {
   const state = req[bodyKey];
-  if (state.done !== undefined && !req.complete) state.timer = setTimeout(onTimeout, timeoutMs, req);
+  if (state.done === undefined || req.complete) return;
+  if (req.destroyed) return finish(req, undefined, undefined);
+  state.timer = setTimeout(onTimeout, timeoutMs, req);
+  // Only a timer needs the close: without one, an unfinished read holds nothing.
+  req.on('close', onClose);
 }
 
 /** Calls `done` at most once: with the body, or with BodyTooLarge, BodyTooSlow or the request's error. */
@@ -126,6 +130,5 @@ export function readBody(
   reading.on('data', onData);
   reading.on('end', onEnd);
   reading.on('error', onError);
-  reading.on('close', onClose);
   if (timeoutMs !== undefined) setImmediate(armUnlessComplete, reading, timeoutMs);
 }
