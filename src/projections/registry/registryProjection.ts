@@ -103,7 +103,6 @@ export function createRegistryProjection(
     } else if (slot === undefined) {
       const fresh: Slot = {
         state: after,
-        index: -1,
         ids: [],
         older: undefined,
         newer: undefined,
@@ -143,7 +142,8 @@ export function createRegistryProjection(
   }
 
   function attributeColumn(key: string): AttributeColumn {
-    return columns.column(key, order.slots());
+    const slots = order.slots();
+    return columns.column(key, slots, order.step());
   }
 
   function* values(): IterableIterator<AgentState> {
