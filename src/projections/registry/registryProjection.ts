@@ -40,6 +40,11 @@ export interface Registry {
    * serves, as later events change it in place.
    */
   attributeColumn(key: string): AttributeColumn;
+  /**
+   * The agent at `index` of forEachOrdered's order, for walks that read attribute columns only and
+   * need few records (call it in the same synchronous turn as the column read it serves).
+   */
+  orderedAt(index: number): AgentState | undefined;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
   /**
@@ -146,6 +151,10 @@ export function createRegistryProjection(
     return columns.column(key, slots, order.step());
   }
 
+  function orderedAt(index: number): AgentState | undefined {
+    return order.slots()[index]?.state;
+  }
+
   function* values(): IterableIterator<AgentState> {
     for (const slot of agents.values()) yield slot.state;
   }
@@ -169,6 +178,7 @@ export function createRegistryProjection(
     ordered,
     forEachOrdered,
     attributeColumn,
+    orderedAt,
     values,
     bySilence,
     stop: () => subscription.unsubscribe(),
