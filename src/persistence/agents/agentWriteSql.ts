@@ -152,7 +152,10 @@ WHERE c.ctid = ANY(ARRAY(
 /**
  * ...then every current file is written, one row per file. An upsert rather than delete-and-insert:
  * the rows end up the same, but an unchanged file name is an in-place (HOT) update that neither
- * touches the index nor re-checks the foreign key.
+ * touches the index nor re-checks the foreign key. A file whose body and content type are already
+ * stored is not written at all (its updated_at stays the save that last changed it): most saves are
+ * health or session changes of an agent whose config did not change, and rewriting its 1 KiB rows
+ * was most of their write volume (docs/scaling.md).
  */
 export function upsertConfigsSql(c: ConfigColumns): Sql {
   return {
@@ -160,7 +163,8 @@ export function upsertConfigsSql(c: ConfigColumns): Sql {
 SELECT t.uid, t.filename, t.body, t.content_type, ${ts('t.updated_at')}
 FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[]) AS t(uid, filename, body, content_type, updated_at)
 ON CONFLICT (instance_uid, filename) DO UPDATE SET
-  body = EXCLUDED.body, content_type = EXCLUDED.content_type, updated_at = EXCLUDED.updated_at`,
+  body = EXCLUDED.body, content_type = EXCLUDED.content_type, updated_at = EXCLUDED.updated_at
+WHERE (c.body, c.content_type) IS DISTINCT FROM (EXCLUDED.body, EXCLUDED.content_type)`,
     values: [c.uid, c.filename, c.body, c.contentType, c.updatedAt].map(arrayLiteral),
   };
 }
