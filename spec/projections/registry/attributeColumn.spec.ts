@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { createEventBus } from '../../../src/events/bus.ts';
 import { buildAttributeColumn } from '../../../src/projections/registry/attributeColumn.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
@@ -40,6 +41,51 @@ describe('attribute columns', () => {
     expect(valuesInOrder()).to.deep.equal(['dev', 'prod', undefined]);
     bus.publish(evicted(uid(1), 4, 2));
     expect(valuesInOrder()).to.deep.equal(['prod', undefined]);
+  });
+
+  it('agrees with a column built from the ordered agents after any registrations, departures and descriptions', () => {
+    const step = fc.oneof(
+      fc.record({ join: fc.integer({ min: 0, max: 30 }) }),
+      fc.record({ leave: fc.integer({ min: 0, max: 30 }) }),
+      fc.record({ describe: fc.integer({ min: 0, max: 30 }), env: fc.constantFrom('prod', 'dev', 'qa') }),
+      fc.record({ read: fc.constantFrom('env', 'tier') }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 150 }), (steps) => {
+        const bus = createEventBus();
+        const registry = createRegistryProjection(bus.events$, (_p, e) => {
+          throw e;
+        });
+        const present = new Set<number>();
+        let at = 1;
+        const check = (key: string) => {
+          const c = registry.attributeColumn(key);
+          const expected = buildAttributeColumn([...registry.ordered()], key);
+          expect([...c.ids].map((id) => c.values[id])).to.deep.equal(
+            [...expected.ids].map((id) => expected.values[id]),
+          );
+        };
+        for (const s of steps) {
+          at++;
+          if ('join' in s) {
+            if (present.has(s.join)) continue;
+            present.add(s.join);
+            bus.publish(connected(uid(s.join), at));
+            bus.publish(described(uid(s.join), at, { env: 'new', tier: String(s.join % 3) }));
+          } else if ('leave' in s) {
+            if (!present.delete(s.leave)) continue;
+            bus.publish(evicted(uid(s.leave), at, at));
+          } else if ('describe' in s) {
+            if (present.has(s.describe))
+              bus.publish(described(uid(s.describe), at, { env: s.env, tier: s.env.slice(0, 1) }));
+          } else check(s.read);
+        }
+        check('env');
+        check('tier');
+        registry.stop();
+        bus.close();
+      }),
+    );
   });
 
   it('stays cached across check-ins and health reports', () => {

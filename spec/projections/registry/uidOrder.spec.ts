@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { InstanceUid } from '../../../src/events/ids.ts';
-import { createUidOrder, type UidSlot } from '../../../src/projections/registry/uidOrder.ts';
+import { createUidOrder, positionOf, type UidSlot } from '../../../src/projections/registry/uidOrder.ts';
 
-const slot = (uid: string): UidSlot => ({ state: { uid: uid as InstanceUid }, index: -1, ordered: false });
+const slot = (uid: string): UidSlot => ({ state: { uid: uid as InstanceUid }, ordered: false });
 const uids = (slots: readonly UidSlot[]) => slots.map((s) => s.state.uid);
 
 describe('agents in instance_uid order', () => {
-  it('lists present agents in uid order, each with its index, after any joins and departures', () => {
+  it('lists present agents in uid order, each at its position, after any joins and departures', () => {
     const step = fc.oneof(
       fc.record({ join: fc.integer({ min: 0, max: 40 }) }),
       fc.record({ leave: fc.integer({ min: 0, max: 40 }) }),
@@ -17,10 +17,18 @@ describe('agents in instance_uid order', () => {
       fc.property(fc.array(step, { maxLength: 120 }), fc.integer({ min: 1, max: 8 }), (steps, minPending) => {
         const order = createUidOrder<UidSlot>(minPending);
         const present = new Map<string, UidSlot>();
+        let previous: readonly UidSlot[] = order.slots();
         const check = () => {
           const listed = order.slots();
           expect(uids(listed)).to.deep.equal([...present.keys()].sort());
-          listed.forEach((s, i) => expect(s.index).to.equal(i));
+          listed.forEach((s, i) => expect(positionOf(listed, s)).to.equal(i));
+          // Every entry says where it was in the previous array, or that it is new there.
+          const step = order.step();
+          if (listed !== previous && step?.prev === previous)
+            listed.forEach((s, i) =>
+              expect(step.from[i]).to.equal(previous.includes(s) ? previous.indexOf(s) : -1),
+            );
+          previous = listed;
         };
         for (const s of steps) {
           if ('join' in s) {
@@ -74,7 +82,10 @@ describe('agents in instance_uid order', () => {
     const order = createUidOrder<UidSlot>(4);
     const slots = ['e', 'd', 'c', 'b', 'a'].map(slot);
     for (const s of slots) order.add(s); // the fifth pending change builds the order
-    // Built without a read: every slot already carries its position.
-    expect(slots.map((s) => s.index)).to.deep.equal([4, 3, 2, 1, 0]);
+    // Built without a read: the step to it is already taken, with every slot new in it.
+    const step = order.step();
+    expect(step?.prev).to.deep.equal([]);
+    expect([...step!.from]).to.deep.equal([-1, -1, -1, -1, -1]);
+    expect(uids(order.slots())).to.deep.equal(['a', 'b', 'c', 'd', 'e']);
   });
 });

@@ -3,17 +3,17 @@
 // registering and leaving every second) a rebuild per query walked 100,000 records through four
 // dependent pointers each, a cache miss apiece: over 100 ms. Here each registry slot carries the id
 // of its value in every cached column; a new description updates the slot and its entry in the
-// current column in place, and a membership change only re-reads the ids from the slots in order.
-// Pure data structure, no IO.
+// current column in place, and a membership change re-reads nothing of the agents that stayed: the
+// new column is copied from the previous one along the order's rebuild step (uidOrder.ts), and only
+// the newcomers' slots are read. Pure data structure, no IO.
 
 import { attributeOf, type AgentState } from '../agent/agentState.ts';
 import type { AttributeColumn } from './attributeColumn.ts';
+import { positionOf, type OrderStep } from './uidOrder.ts';
 
-/** What the registry holds per agent: the state, its position in the ordered snapshot, its column ids. */
+/** What the registry holds per agent: the state and its column ids. */
 export interface ColumnSlot {
   state: AgentState;
-  /** Position in the ordered snapshot that last listed this slot. */
-  index: number;
   /** Value id per column number (see Column.n). */
   readonly ids: number[];
 }
@@ -30,8 +30,11 @@ interface Column {
 }
 
 export interface AttributeColumns {
-  /** The column of `key` aligned with `snapshot`, the registry's current ordered slots. */
-  column(key: string, snapshot: readonly ColumnSlot[]): AttributeColumn;
+  /**
+   * The column of `key` aligned with `snapshot`, the registry's current ordered slots; `step` says
+   * how `snapshot` was made from the one before (uidOrder.ts).
+   */
+  column(key: string, snapshot: readonly ColumnSlot[], step?: OrderStep<ColumnSlot>): AttributeColumn;
   /** A slot joined the registry (not yet in any snapshot). */
   added(slot: ColumnSlot): void;
   /** A slot's description changed. */
@@ -73,7 +76,7 @@ export function createAttributeColumns(maxColumns = 32): AttributeColumns {
   }
 
   return {
-    column(key, snapshot) {
+    column(key, snapshot, step) {
       let c = columns.get(key);
       // Values of agents long gone pile up under churn: start the column afresh now and then.
       if (c !== undefined && c.values.length > 2 * snapshot.length + 1024) {
@@ -83,7 +86,14 @@ export function createAttributeColumns(maxColumns = 32): AttributeColumns {
       c ??= create(key, snapshot);
       if (c.view === undefined || c.snapshot !== snapshot) {
         const ids = new Uint32Array(snapshot.length);
-        for (let i = 0; i < snapshot.length; i++) ids[i] = snapshot[i]!.ids[c.n]!;
+        if (c.view !== undefined && step !== undefined && step.prev === c.snapshot) {
+          const previous = c.view.ids;
+          const { from } = step;
+          for (let i = 0; i < snapshot.length; i++) {
+            const at = from[i]!;
+            ids[i] = at >= 0 ? previous[at]! : snapshot[i]!.ids[c.n]!;
+          }
+        } else for (let i = 0; i < snapshot.length; i++) ids[i] = snapshot[i]!.ids[c.n]!;
         c.view = { ids, values: c.values };
         c.snapshot = snapshot;
       }
@@ -93,10 +103,17 @@ export function createAttributeColumns(maxColumns = 32): AttributeColumns {
       for (const c of columns.values()) slot.ids[c.n] = idFor(c, slot.state);
     },
     described(slot) {
+      let searched: readonly ColumnSlot[] | undefined;
+      let at = -1;
       for (const c of columns.values()) {
         const id = idFor(c, slot.state);
         slot.ids[c.n] = id;
-        if (c.view !== undefined && c.snapshot?.[slot.index] === slot) c.view.ids[slot.index] = id;
+        if (c.view === undefined || c.snapshot === undefined) continue;
+        if (c.snapshot !== searched) {
+          searched = c.snapshot;
+          at = positionOf(searched, slot);
+        }
+        if (at >= 0) c.view.ids[at] = id;
       }
     },
   };

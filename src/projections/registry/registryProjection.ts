@@ -40,6 +40,11 @@ export interface Registry {
    * serves, as later events change it in place.
    */
   attributeColumn(key: string): AttributeColumn;
+  /**
+   * The agent at `index` of forEachOrdered's order, for walks that read attribute columns only and
+   * need few records (call it in the same synchronous turn as the column read it serves).
+   */
+  orderedAt(index: number): AgentState | undefined;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
   /**
@@ -103,7 +108,6 @@ export function createRegistryProjection(
     } else if (slot === undefined) {
       const fresh: Slot = {
         state: after,
-        index: -1,
         ids: [],
         older: undefined,
         newer: undefined,
@@ -143,7 +147,12 @@ export function createRegistryProjection(
   }
 
   function attributeColumn(key: string): AttributeColumn {
-    return columns.column(key, order.slots());
+    const slots = order.slots();
+    return columns.column(key, slots, order.step());
+  }
+
+  function orderedAt(index: number): AgentState | undefined {
+    return order.slots()[index]?.state;
   }
 
   function* values(): IterableIterator<AgentState> {
@@ -169,6 +178,7 @@ export function createRegistryProjection(
     ordered,
     forEachOrdered,
     attributeColumn,
+    orderedAt,
     values,
     bySilence,
     stop: () => subscription.unsubscribe(),

@@ -73,21 +73,55 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   }
 
   /**
-   * The filter as a test of the registry's agent at ordered index i: attribute terms look up the
-   * registry's attribute columns (each matcher evaluated once per distinct value), the boolean terms
-   * read the record. Valid for one synchronous walk of forEachOrdered.
+   * The filter's attribute terms as byte columns aligned with forEachOrdered's indexes: the
+   * registry's attribute columns (attributeColumns.ts), each matcher evaluated once per distinct
+   * value. Valid for one synchronous walk.
    */
-  function localTest(filter: FleetFilter): (agent: AgentState, i: number) => boolean {
-    const columns = filter.attributeTests.map(({ key, test }) => {
+  function acceptColumns(filter: FleetFilter): { ids: Uint32Array; accept: Uint8Array }[] {
+    return filter.attributeTests.map(({ key, test }) => {
       const column = registry.attributeColumn(key);
       return { ids: column.ids, accept: Uint8Array.from(column.values, (v) => (test(v) ? 1 : 0)) };
     });
+  }
+
+  /**
+   * The filter as a test of the registry's agent at ordered index i: attribute terms look up the
+   * accept columns, the boolean terms read the record. Valid for one synchronous walk of
+   * forEachOrdered.
+   */
+  function localTest(filter: FleetFilter): (agent: AgentState, i: number) => boolean {
+    const columns = acceptColumns(filter);
     const { agentTests } = filter;
     return (agent, i) => {
       for (const c of columns) if (c.accept[c.ids[i]!] === 0) return false;
       for (const p of agentTests) if (!p(agent)) return false;
       return true;
     };
+  }
+
+  /**
+   * A page of a filter of attribute terms only: the walk reads the accept columns alone and fetches
+   * only the page's records. Visiting every record for its reference cost a cache miss per agent,
+   * more than the matching (3 ms of a regex list at 100,000 agents).
+   */
+  function columnPage(filter: FleetFilter, page: Page): FleetPage {
+    const columns = acceptColumns(filter);
+    const agents: AgentState[] = [];
+    const end = page.offset + page.limit;
+    const size = columns[0]!.ids.length;
+    let total = 0;
+    for (let i = 0; i < size; i++) {
+      let accepted = true;
+      for (const c of columns)
+        if (c.accept[c.ids[i]!] === 0) {
+          accepted = false;
+          break;
+        }
+      if (!accepted) continue;
+      if (total >= page.offset && total < end) agents.push(registry.orderedAt(i)!);
+      total++;
+    }
+    return { agents, total, partial: false };
   }
 
   /** The registry's matches in instance_uid order: one tight pass over the ordered index. */
@@ -127,6 +161,7 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
       });
       return { agents, total: registry.size, partial: false };
     }
+    if (filter.agentTests.length === 0) return columnPage(filter, page);
     const test = localTest(filter);
     registry.forEachOrdered((agent, i) => {
       if (!test(agent, i)) return;
