@@ -1,0 +1,129 @@
+// A WebSocket that keeps sending while its first message waits for the credential store is no longer
+// read (back-pressure: svc_opamp_reads_paused_total) rather than closed: nothing it sent is dropped,
+// and once the store answers every message is answered, in order, on the same socket.
+
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { asyncScheduler } from 'rxjs';
+import type { InstanceUid } from '../../../src/events/ids.ts';
+import { createFleetCore, type FleetCore } from '../../../src/fleetCore.ts';
+import { createAgentAdmission } from '../../../src/io/opamp/agentAdmission.ts';
+import { strictPolicy } from '../../../src/io/opamp/connectionOwners.ts';
+import { createEnrollment } from '../../../src/io/opamp/enrollment.ts';
+import { frame } from '../../../src/io/opamp/framing.ts';
+import { createOpampServer } from '../../../src/io/opamp/opampServer.ts';
+import { maxWaiting } from '../../../src/io/opamp/wsTransport.ts';
+import type { AgentCredential } from '../../../src/projections/identity/agentCredential.ts';
+import type { BindOutcome } from '../../../src/projections/identity/credentialStore.ts';
+import { agentMessage, description, newUid, WsAgent } from '../../support/agentClient.ts';
+
+const token = 'pressure-token-1';
+/** Well past the bound, and a few MiB: more than one read of the socket. */
+const messages = maxWaiting * 6;
+
+describe('a WebSocket flooding while its credential is checked', () => {
+  let server: Server;
+  let core: FleetCore;
+  let url: string;
+  let closeAll: () => void;
+  let release: () => void;
+  let binds: number;
+  let paused: Promise<'paused'>;
+
+  beforeEach(async () => {
+    let held = () => undefined as void;
+    const answered = new Promise<void>((resolve) => (held = resolve));
+    release = held;
+    binds = 0;
+    // The store answers nothing until the spec releases it.
+    const store = {
+      bind: async (uid: InstanceUid, credential: AgentCredential, at: number): Promise<BindOutcome> => {
+        binds++;
+        await answered;
+        return {
+          outcome: 'bound',
+          binding: { uid, credential, boundAt: at, revokedAt: null, revokedBy: null },
+        };
+      },
+    };
+    const admission = createAgentAdmission({
+      store,
+      cacheMs: 60_000,
+      cacheSize: 100,
+      onStoreError: () => {},
+    });
+    core = createFleetCore({
+      scheduler: asyncScheduler,
+      fleet: {
+        heartbeatIntervalMs: 30_000,
+        staleMissedHeartbeats: 3,
+        requiredAttributes: [],
+        ownership: strictPolicy(10),
+      },
+      admission,
+      observer: { messageReceived: () => undefined, messageFailed: () => undefined },
+      onError: (_p, error) => {
+        throw error;
+      },
+    });
+    let pausedNow = () => undefined as void;
+    paused = new Promise((resolve) => (pausedNow = () => resolve('paused')));
+    const transportObserver = {
+      messageReceived: () => undefined,
+      messageFailed: () => undefined,
+      readsPaused: () => pausedNow(),
+    };
+    const opamp = createOpampServer(core.handler, transportObserver, {
+      maxMessageBytes: 1 << 20,
+      onError: (error) => {
+        throw error;
+      },
+      enrollment: createEnrollment([{ name: 'a', sha256: createHash('sha256').update(token).digest('hex') }]),
+    });
+    closeAll = () => void opamp.ws.closeAll(1001, 'spec over', 1000);
+    server = createServer((req, res) => opamp.onRequest(req, res));
+    server.on('upgrade', (req, socket: Duplex, head: Buffer) => opamp.onUpgrade(req, socket, head));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    release();
+    closeAll();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    core.stop();
+  });
+
+  it('stops reading it instead of closing it, and answers every message once the store does', async () => {
+    const uid = newUid();
+    const agent = await WsAgent.open(url, { headers: { Authorization: `Bearer ${token}` } });
+    const closed = new Promise<string>((resolve) =>
+      agent.socket.once('close', (code) => resolve(`closed ${code}`)),
+    );
+    const padding = 'x'.repeat(1024);
+    for (let n = 0; n < messages; n++)
+      agent.socket.send(
+        frame(
+          agentMessage(uid, {
+            sequenceNum: n,
+            agentDescription: description({ 'service.name': 'flood', pad: padding }),
+          }),
+        ),
+      );
+
+    expect(await Promise.race([paused, closed]), 'reads paused, socket open').to.equal('paused');
+    expect(binds, 'one id: asked once').to.equal(1);
+    release();
+    const replies = [];
+    for (let n = 0; n < messages; n++) replies.push(await agent.next());
+    expect(replies.filter((r) => r.errorResponse !== undefined)).to.deep.equal([]);
+    expect(core.registry.get(uid as InstanceUid)?.sequenceNum, 'every message folded, in order').to.equal(
+      BigInt(messages - 1),
+    );
+    expect(agent.closeCode, 'still open').to.equal(undefined);
+    await agent.close();
+  });
+});
