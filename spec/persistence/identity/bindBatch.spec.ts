@@ -91,8 +91,8 @@ describe('binding many ids at once on PostgreSQL', function () {
       outcome: 'bound_elsewhere',
       holder: token('first'),
     });
-    // 1,500 asks of 1,441 distinct ids: a batch holds 1,000 distinct ids; an id asked twice, and the
-    // ids the second batch did not reach, wait for the next.
+    // 1,500 asks of 1,441 distinct ids: a batch holds 1,000 distinct ids, and an id asked again while
+    // its batch is in flight waits for that batch to end.
     expect(
       batches.reduce((a, b) => a + b, 0),
       'every ask sent once',

@@ -1,13 +1,14 @@
 // Binding on PostgreSQL, many ids at a time (issue 33: a gateway relays thousands of new agents, each
 // a new id). Concurrent bind() calls are queued and answered by batches of at most `maxBatch` distinct
-// ids, one batch in flight at a time: its certificate records are read in one statement, its ids
-// taken or read in one (bindBatchSql.ts takeSql), and the holders that change (the same holder's new
-// serial, an agent moving to its own certificate) changed in one more. Each id's outcome is decided
-// by the same pure rule as the in-memory store (decideBind), each change conditional on the row it
-// read, so replicas racing for one id agree as before: the first committed credential holds it. An id
-// whose row changed meanwhile goes to the next batch, in front of what was asked after it; the same
-// id asked twice waits for the next batch too, so one batch never writes an id twice. A statement
-// that fails rejects every bind of its batch (the admission refuses them: the store is unavailable).
+// ids, at most `maxInFlight` batches at a time, no id in two of them: a batch's certificate records
+// are read in one statement, its ids taken or read in one (bindBatchSql.ts takeSql), and the holders
+// that change (the same holder's new serial, an agent moving to its own certificate) changed in one
+// more. Each id's outcome is decided by the same pure rule as the in-memory store (decideBind), each
+// change conditional on the row it read, so replicas racing for one id agree as before: the first
+// committed credential holds it. An id whose row changed meanwhile goes back to the queue, in front
+// of what was asked after it; an id asked again while in flight waits for its batch to end, so no two
+// statements write one id at once. A statement that fails rejects every bind of its batch (the
+// admission refuses them: the store is unavailable).
 
 import type pg from 'pg';
 import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
@@ -25,6 +26,8 @@ import { bindingFromRow, certificateFromRow, rowsOf } from './credentialRows.ts'
 export interface BindBatchOptions {
   /** Distinct ids in one statement at most. */
   readonly maxBatch: number;
+  /** Batches in flight at most (each holds one pool connection at a time). */
+  readonly maxInFlight: number;
   /** A lost race (the row changed between read and change) is decided again; more is a fault. */
   readonly maxAttempts: number;
   /** Told the size of every batch sent (a metric, a spec). */
@@ -47,22 +50,26 @@ export type BindMany = (
 
 export function createBindBatch(pool: pg.Pool, options: BindBatchOptions): BindMany {
   let queue: Ask[] = [];
-  let running = false;
+  let workers = 0;
+  /** The ids of the batches in flight: none goes into another batch meanwhile. */
+  const flying = new Set<string>();
 
-  /** The first `maxBatch` distinct ids of the queue, in order; the rest stay queued, in order. */
+  /**
+   * The first `maxBatch` distinct ids of the queue not in flight, in order (marked in flight); the
+   * rest stay queued, in order.
+   */
   function next(): Ask[] {
     const batch: Ask[] = [];
     const rest: Ask[] = [];
-    const ids = new Set<string>();
     for (let i = 0; i < queue.length; i++) {
       const ask = queue[i]!;
       if (batch.length >= options.maxBatch) {
         for (let j = i; j < queue.length; j++) rest.push(queue[j]!);
         break;
       }
-      if (ids.has(ask.uid)) rest.push(ask);
+      if (flying.has(ask.uid)) rest.push(ask);
       else {
-        ids.add(ask.uid);
+        flying.add(ask.uid);
         batch.push(ask);
       }
     }
@@ -132,10 +139,12 @@ export function createBindBatch(pool: pg.Pool, options: BindBatchOptions): BindM
     return again;
   }
 
-  async function run(): Promise<void> {
-    running = true;
-    while (queue.length > 0) {
-      const batch = next();
+  /**
+   * Sends batches while the queue holds an id not in flight. One that finds only ids in flight ends:
+   * the batches holding them take them once they are done.
+   */
+  async function work(): Promise<void> {
+    for (let batch = next(); batch.length > 0; batch = next()) {
       options.onBatch?.(batch.length);
       let again: Ask[];
       try {
@@ -143,8 +152,9 @@ export function createBindBatch(pool: pg.Pool, options: BindBatchOptions): BindM
       } catch (error) {
         // Already answered ones ignore it (a promise settles once).
         for (const ask of batch) ask.reject(error);
-        continue;
+        again = [];
       }
+      for (const ask of batch) flying.delete(ask.uid);
       const retried: Ask[] = [];
       for (const ask of again) {
         if (++ask.attempts < options.maxAttempts) retried.push(ask);
@@ -153,16 +163,16 @@ export function createBindBatch(pool: pg.Pool, options: BindBatchOptions): BindM
       }
       queue = retried.concat(queue);
     }
-    running = false;
+    workers--;
   }
 
   return (uid, credential, at) =>
     new Promise<BindOutcome>((resolve, reject) => {
       queue.push({ uid, credential, at, attempts: 0, certificate: 'unread', resolve, reject });
       // Started after the current turn, so the binds asked in it (one socket read) go together.
-      if (!running) {
-        running = true;
-        queueMicrotask(() => void run());
+      if (workers < options.maxInFlight) {
+        workers++;
+        queueMicrotask(() => void work());
       }
     });
 }
