@@ -123,6 +123,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       serverTelemetry.protocol.refused(reason);
       refusalLog.refused(reason, remoteAddr);
     },
+    readsPaused: () => serverTelemetry.protocol.readsPaused(),
   };
   // Throws ConfigError naming the bad *_tls key (the schema already checked; files may have changed).
   const tls = loadTlsMaterial(config);

@@ -15,6 +15,8 @@ export interface ProtocolCounters {
   messageFailed(reason: string): void;
   /** The OpAMP listener refused a request or connection (svc_opamp_refused_total{reason}). */
   refused(reason: string): void;
+  /** A WebSocket's reads paused behind the credential store (svc_opamp_reads_paused_total). */
+  readsPaused(): void;
 }
 
 /** SPEC: the instrumented routes, as templates (never a concrete id). */
@@ -90,6 +92,11 @@ export function registerServerMetrics(deps: {
     labelNames: ['reason'],
     registers,
   });
+  const readsPaused = new Counter({
+    name: 'svc_opamp_reads_paused_total',
+    help: 'Times a WebSocket was no longer read because its messages waited for the credential store.',
+    registers,
+  });
   const labelNames = ['route', 'method', 'code'] as const;
   const requests = new Counter({
     name: 'svc_api_requests_total',
@@ -113,6 +120,7 @@ export function registerServerMetrics(deps: {
         deps.logger.debug({ reason }, 'opamp message rejected');
       },
       refused: (reason) => refusals.inc({ reason }),
+      readsPaused: () => readsPaused.inc(),
     },
     observeRequest: (route, method, code, seconds) => {
       if (!known.has(route)) return;

@@ -14,6 +14,11 @@
 // holds an id (connectionOwners.ts).
 // Contract: admit() is called in message order per connection; the caller waits for a promise before
 // handling the connection's next message. The promise never rejects: a store that fails is a refusal.
+// A message that waits behind another on its socket may be announced with ahead() (a gateway's burst
+// of new ids): its id is asked of the store at once, and its admit() later finds the answer (held) or
+// the ask still in flight (the same promise), so the store sees many ids together (one statement on
+// PostgreSQL: pgBindBatch.ts) instead of one round trip after another. Asks for one id with one
+// credential are never made twice at a time.
 
 import type { InstanceUid } from '../../events/ids.ts';
 import { sameHolder, type AgentCredential } from '../../projections/identity/agentCredential.ts';
@@ -45,6 +50,11 @@ export interface AgentAdmission {
    * the connection yet): synchronous when known without the store; a promise when the store is asked.
    */
   admit(connection: OpampConnection, uid: InstanceUid, at: number): AdmitOutcome | Promise<AdmitOutcome>;
+  /**
+   * `connection`'s message for `uid` waits behind others: ask the store now, so that admit() finds
+   * the answer. Refuses nothing and admits nothing by itself.
+   */
+  ahead(connection: OpampConnection, uid: InstanceUid, at: number): void;
   /** The id's credential was revoked: nothing remembered of it here may admit it again. */
   forget(uid: InstanceUid): void;
 }
@@ -63,6 +73,15 @@ interface Held {
   readonly credential: AgentCredential;
   readonly until: number;
 }
+
+interface Asking {
+  readonly credential: AgentCredential;
+  readonly answer: Promise<AdmitOutcome>;
+}
+
+/** The very credential (a renewed certificate's serial included): only then is one ask another's. */
+const identical = (a: AgentCredential, b: AgentCredential): boolean =>
+  a.kind === b.kind && a.name === b.name && a.serial === b.serial;
 
 /** Refusals made once, shared by every message they answer. */
 const revoked: AdmissionRefusal = Object.freeze({
@@ -84,6 +103,8 @@ const storeDown: AdmissionRefusal = Object.freeze({
 
 export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmission {
   const holders = new Map<InstanceUid, Held>();
+  /** Asks in flight (at most one per id; bounded by the messages waiting on sockets). */
+  const asking = new Map<InstanceUid, Asking>();
   /**
    * Revocations heard so far. A bind that was in flight while one was heard is asked again: it may
    * have read the binding before the revocation, when the connection closer found nothing to close.
@@ -127,15 +148,36 @@ export function createAgentAdmission(options: AgentAdmissionOptions): AgentAdmis
     }
   }
 
+  /** The ask in flight for this id and credential, else a new one (remembered until it settles). */
+  function asked(uid: InstanceUid, credential: AgentCredential, at: number): Promise<AdmitOutcome> {
+    const current = asking.get(uid);
+    if (current !== undefined && identical(current.credential, credential)) return current.answer;
+    const answer = ask(uid, credential, at);
+    // Another credential for an id in flight asks apart (the store orders them); the first stays remembered.
+    if (current !== undefined) return answer;
+    asking.set(uid, { credential, answer });
+    void answer.then(() => asking.get(uid)?.answer === answer && asking.delete(uid));
+    return answer;
+  }
+
+  /** What is known without the store: a refusal, admitted (undefined), or `ask` when it must be asked. */
+  function known(connection: OpampConnection, uid: InstanceUid, at: number): AdmitOutcome | 'ask' {
+    const credential = connection.admission?.credential;
+    if (credential === undefined) return undefined;
+    const other = notNamed(credential, uid);
+    if (other !== undefined) return notInCertificate(credential.name);
+    const held = holders.get(uid);
+    if (held !== undefined && held.until > at && sameHolder(held.credential, credential)) return undefined;
+    return 'ask';
+  }
+
   return {
     admit(connection, uid, at) {
-      const credential = connection.admission?.credential;
-      if (credential === undefined) return undefined;
-      const other = notNamed(credential, uid);
-      if (other !== undefined) return notInCertificate(credential.name);
-      const held = holders.get(uid);
-      if (held !== undefined && held.until > at && sameHolder(held.credential, credential)) return undefined;
-      return ask(uid, credential, at);
+      const outcome = known(connection, uid, at);
+      return outcome === 'ask' ? asked(uid, connection.admission!.credential!, at) : outcome;
+    },
+    ahead(connection, uid, at) {
+      if (known(connection, uid, at) === 'ask') void asked(uid, connection.admission!.credential!, at);
     },
     forget(uid) {
       revocations++;

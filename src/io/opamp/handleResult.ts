@@ -43,4 +43,6 @@ export interface ProtocolObserver {
   messageFailed(reason: string): void;
   /** A message refused by a rule rather than unreadable (svc_opamp_refused_total{reason}). */
   refused?(reason: string, remoteAddr?: string): void;
+  /** A WebSocket's reads paused while its messages wait for the credential store (svc_opamp_reads_paused_total). */
+  readsPaused?(): void;
 }

@@ -24,6 +24,7 @@ import type { OwnTelemetryFor } from '../../projections/ownTelemetry/ownTelemetr
 import { OffersConnectionSettings } from './ownTelemetryWire.ts';
 import type { RegistryProjection } from '../../projections/registry/registryProjection.ts';
 import { admitOn, type AdmitOutcome, type AgentAdmission } from './agentAdmission.ts';
+import { admitAhead } from './admitAhead.ts';
 import type { Encoder } from './codec.ts';
 import type { CommandQueue } from './commandQueue.ts';
 import type { OpampConnection } from './connection.ts';
@@ -88,6 +89,11 @@ export interface OpampHandler {
    * thread), so it cannot race a message of the same agent.
    */
   push(uid: InstanceUid): boolean;
+  /**
+   * A message that waits behind another of its connection (before its handle() call): what it will
+   * wait for is asked now (admitAhead.ts). Changes nothing the handling of any message sees.
+   */
+  ahead?(connection: OpampConnection, payload: Uint8Array): void;
 }
 
 export function createOpampHandler(deps: HandlerDeps): OpampHandler {
@@ -257,5 +263,8 @@ export function createOpampHandler(deps: HandlerDeps): OpampHandler {
     return true;
   }
 
-  return { handle, closed, push };
+  const ahead = (connection: OpampConnection, payload: Uint8Array): void =>
+    admitAhead(deps, connection, payload);
+
+  return { handle, closed, push, ahead };
 }

@@ -11,8 +11,12 @@
 // a read before it returns), so an agent that keeps several messages in flight costs one syscall per
 // read instead of one per reply. A push (a reply outside any read) is not held.
 // When the handler answers with a promise (an id whose credential the store is asked about), the
-// socket's later messages wait in order behind it, at most maxWaiting of them: a client that floods
-// meanwhile is closed with 1008.
+// socket's later messages wait in order behind it; each is announced to the handler as it arrives
+// (handler.ahead: a gateway's new ids are asked of the store together). Once maxWaiting messages or
+// maxWaitingBytes wait, the service stops reading the socket (back-pressure: TCP holds the rest in
+// the peer's buffers; svc_opamp_reads_paused_total) and reads again once half have been handled, so
+// nothing is dropped and no socket is closed for being busy. A socket's waiting messages are bounded
+// by those limits plus what one read from the socket already held.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -57,8 +61,10 @@ function sendReply(ws: WebSocket, framed: Uint8Array, tail: Uint8Array | undefin
 
 const uncork = (socket: Duplex): void => socket.uncork();
 
-/** Messages a socket may send while one of its messages waits for the credential store. */
-export const maxWaiting = 64;
+/** Messages that may wait behind one that waits for the credential store before reads pause. */
+export const maxWaiting = 512;
+/** Bytes of messages that may wait so before reads pause (a few large reports pause it sooner). */
+export const maxWaitingBytes = 1 << 20;
 
 /** A WebSocket's connection: the socket its replies are corked on, and pushes sent as replies are. */
 class WsConnection extends Connection implements IdleMark {
@@ -72,6 +78,10 @@ class WsConnection extends Connection implements IdleMark {
   pingedAt: number | undefined = undefined;
   /** Messages that arrived while an earlier one waits for the handler's promise; undefined when none waits. */
   waiting: Uint8Array[] | undefined = undefined;
+  /** The bytes of `waiting`'s messages. */
+  waitingBytes = 0;
+  /** Reads stopped until the waiting messages drain (back-pressure). */
+  paused = false;
 
   constructor(
     ws: WebSocket,
@@ -162,6 +172,10 @@ export function createWsTransport(
       : undefined;
 
   function act(ws: WebSocket, verdict: Exclude<Verdict, 'keep'>): void {
+    const connection = (ws as Served)[connectionOf];
+    // Paused by the service, the socket cannot be heard (its pong and messages wait unread): it is
+    // neither idle nor gone, and is judged afresh once read again. Its ping still goes out.
+    if (connection.paused && verdict !== 'ping') return void (connection.pingedAt = undefined);
     if (verdict === 'ping') ws.ping();
     else if (verdict === 'close_idle') ws.close(1000, 'idle for longer than the eviction threshold');
     // No pong: the peer is gone, and a close frame would wait for an answer that never comes.
@@ -194,12 +208,27 @@ export function createWsTransport(
     const connection = ws[connectionOf];
     const waiting = connection.waiting;
     if (waiting === undefined) return answer(connection, handler.handle(connection, unframed.payload));
-    if (waiting.length >= maxWaiting) {
-      observer.messageFailed('too many messages waiting');
-      ws.close(1008, 'too many messages while the credential is checked');
-      return;
-    }
     waiting.push(unframed.payload);
+    connection.waitingBytes += unframed.payload.length;
+    handler.ahead?.(connection, unframed.payload);
+    if (!connection.paused && (waiting.length >= maxWaiting || connection.waitingBytes >= maxWaitingBytes))
+      pause(connection);
+  }
+
+  /** Stops reading the socket: what ws has read already still arrives, nothing more until resume. */
+  function pause(connection: WsConnection): void {
+    connection.paused = true;
+    connection.ws.pause();
+    observer.readsPaused?.();
+  }
+
+  /** Reads again once the waiting messages are down to half their bounds. */
+  function resumeIfDrained(connection: WsConnection): void {
+    if (!connection.paused) return;
+    const waiting = connection.waiting?.length ?? 0;
+    if (waiting > maxWaiting / 2 || connection.waitingBytes > maxWaitingBytes / 2) return;
+    connection.paused = false;
+    connection.ws.resume();
   }
 
   /** Sends a result now, or once its promise settles; later messages wait for it (in order). */
@@ -221,14 +250,20 @@ export function createWsTransport(
   function drain(connection: WsConnection): void {
     const waiting = connection.waiting ?? [];
     connection.waiting = undefined;
-    while (waiting.length > 0 && !connection.closed) {
-      const result = handler.handle(connection, waiting.shift()!);
+    let next = 0;
+    while (next < waiting.length && !connection.closed) {
+      const payload = waiting[next++]!;
+      connection.waitingBytes -= payload.length;
+      const result = handler.handle(connection, payload);
       if (result instanceof Promise) {
-        connection.waiting = waiting;
+        connection.waiting = waiting.slice(next);
+        resumeIfDrained(connection);
         return answer(connection, result);
       }
       reply(connection, result);
     }
+    connection.waitingBytes = 0;
+    resumeIfDrained(connection);
   }
 
   function reply(connection: WsConnection, result: HandleResult): void {

@@ -1,9 +1,9 @@
 // The agent-credential statements (migrations/00011-agent-credentials.sql, 00012-certificate-bounds.sql), as pure functions
 // returning { text, values }. Times travel as Unix ms. Binding rows are read in the column order of
 // bindingColumns, certificate rows in that of certificateColumns (credentialRows.ts maps them).
+// Binding itself goes many ids at a time: bindBatchSql.ts.
 
 import type { InstanceUid } from '../../events/ids.ts';
-import type { AgentCredential } from '../../projections/identity/agentCredential.ts';
 import type { NewCertificate } from '../../projections/identity/credentialStore.ts';
 import type { Sql } from '../database/sql.ts';
 
@@ -15,43 +15,6 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
 export const bindingColumns = `instance_uid, kind, name, serial, ${ms('bound_at')}, ${ms('revoked_at')}, revoked_by`;
 export const certificateColumns = `serial, instance_uid, ${ms('not_before')}, ${ms('not_after')}, ${ms('issued_at')}, issued_by, ${ms('revoked_at')}, issued_kind, issued_name, selector, gateway`;
-
-/** Takes the id for this credential when no row holds it; no row returned: another row exists. */
-export function insertBindingSql(uid: InstanceUid, c: AgentCredential, at: number): Sql {
-  return {
-    text: `INSERT INTO agent_credentials (instance_uid, kind, name, serial, bound_at)
-VALUES ($1, $2, $3, $4, ${ts('$5')})
-ON CONFLICT (instance_uid) DO NOTHING
-RETURNING ${bindingColumns}`,
-    values: [uid, c.kind, c.name, c.serial ?? null, at],
-  };
-}
-
-/** The record of one certificate, whichever id it names (none returned: no record). */
-export function certificateSql(serial: string): Sql {
-  return { text: `SELECT ${certificateColumns} FROM agent_certificates WHERE serial = $1`, values: [serial] };
-}
-
-/**
- * Records the holder's latest serial, or hands the id to a certificate issued for it, but only while
- * the row is still the one read (holder `from`, not revoked): a concurrent change makes it a no-op,
- * and the caller decides again.
- */
-export function updateHolderSql(
-  uid: InstanceUid,
-  from: AgentCredential,
-  to: AgentCredential,
-  at: number,
-  takeover: boolean,
-): Sql {
-  return {
-    text: `UPDATE agent_credentials SET kind = $4, name = $5, serial = $6,
-  bound_at = CASE WHEN $8 THEN ${ts('$7')} ELSE bound_at END
-WHERE instance_uid = $1 AND kind = $2 AND name = $3 AND revoked_at IS NULL
-RETURNING ${bindingColumns}`,
-    values: [uid, from.kind, from.name, to.kind, to.name, to.serial ?? null, at, takeover],
-  };
-}
 
 export function bindingSql(uid: InstanceUid): Sql {
   return { text: `SELECT ${bindingColumns} FROM agent_credentials WHERE instance_uid = $1`, values: [uid] };
