@@ -3,7 +3,7 @@
 // connection arrive in the order the messages arrived.
 // One of these lives as long as each WebSocket, so it is a class (its methods shared, not one closure
 // per connection). Which agents it holds and which ids it was admitted for are not its business:
-// connectionOwners.ts keeps them.
+// connectionOwners.ts keeps them, and leaves here only a mark of the last id admitted (admittedMark).
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
@@ -69,6 +69,18 @@ export interface OpampConnection {
   readonly replyHeadroom: number;
   /** toInstanceUid of a message's instance_uid, remembering the last one (the next message's, nearly always). */
   instanceUid(bytes: Uint8Array): InstanceUid | undefined;
+  /**
+   * The id this WebSocket was last admitted for, written and cleared only by the connection owners
+   * that admitted it (connectionOwners.ts keeps the full record): every later message of that id
+   * is found admitted by reading this field instead of a Map keyed by connection.
+   */
+  admittedMark?: AdmittedMark | undefined;
+}
+
+/** Which owners record admitted which id (an owners record never trusts another's mark). */
+export interface AdmittedMark {
+  readonly by: object;
+  readonly uid: InstanceUid;
 }
 
 /** Four bytes as one int32 (a small integer, kept in the object itself). */
@@ -94,6 +106,7 @@ export class Connection implements OpampConnection {
   closed = false;
   isGateway = false;
   replied = false;
+  admittedMark: AdmittedMark | undefined = undefined;
   get replyHeadroom(): number {
     return 0;
   }

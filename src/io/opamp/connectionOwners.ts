@@ -134,8 +134,20 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
 
   const has = (some: Some<InstanceUid> | undefined, uid: InstanceUid): boolean =>
     some === uid || (some instanceof Set && some.has(uid));
-  const isAdmitted = (uid: InstanceUid, connection: OpampConnection): boolean =>
-    has(admittedOn.get(connection), uid);
+  /** This record's identity in the marks it leaves on connections (AdmittedMark). */
+  const self = {};
+  /** The mark says yes without a lookup (every message after the first); the Map decides otherwise. */
+  const isAdmitted = (uid: InstanceUid, connection: OpampConnection): boolean => {
+    const mark = connection.admittedMark;
+    if (mark !== undefined && mark.uid === uid && mark.by === self) return true;
+    return has(admittedOn.get(connection), uid);
+  };
+  /** The admission of `uid` on `connection` is gone: so is a mark that says it. */
+  function unmark(connection: OpampConnection, uid?: InstanceUid): void {
+    const mark = connection.admittedMark;
+    if (mark !== undefined && mark.by === self && (uid === undefined || mark.uid === uid))
+      connection.admittedMark = undefined;
+  }
   /** Only a WebSocket's record outlives its message, and only until it closes. */
   const keeps = (connection: OpampConnection): boolean => connection.transport === 'ws' && !connection.closed;
 
@@ -197,6 +209,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     for (const uid of released) holders.delete(uid);
     for (const uid of listOf(admittedOn.get(connection))) removeFrom(admittedFor, uid, connection);
     admittedOn.delete(connection);
+    unmark(connection);
     issuedOn.delete(connection);
     return released;
   }
@@ -208,6 +221,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     const revoked = listOf(admittedFor.get(uid)).filter((connection) => !keep(connection));
     for (const connection of revoked) {
       removeFrom(admittedOn, connection, uid);
+      unmark(connection, uid);
       removeFrom(admittedFor, uid, connection);
       removeFrom(issuedOn, connection, uid);
     }
@@ -227,6 +241,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
       if (!keeps(connection)) return;
       addTo(admittedOn, connection, uid);
       addTo(admittedFor, uid, connection);
+      connection.admittedMark = { by: self, uid };
     },
     isAdmitted,
     markIssued(uid, connection) {
