@@ -3,7 +3,7 @@
 // connection arrive in the order the messages arrived.
 // One of these lives as long as each WebSocket, so it is a class (its methods shared, not one closure
 // per connection). Which agents it holds and which ids it was admitted for are not its business:
-// connectionOwners.ts keeps them.
+// connectionOwners.ts keeps them, and leaves here only marks of the last ones (ownerMarks).
 
 import type { Session, Transport } from '../../events/agentData.ts';
 import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
@@ -69,6 +69,20 @@ export interface OpampConnection {
   readonly replyHeadroom: number;
   /** toInstanceUid of a message's instance_uid, remembering the last one (the next message's, nearly always). */
   instanceUid(bytes: Uint8Array): InstanceUid | undefined;
+  /**
+   * The id this WebSocket last came to hold and the one it was last admitted for, written and
+   * cleared only by the connection owners that recorded them (connectionOwners.ts keeps the full
+   * record): every later message of that id is found held and admitted by reading this, instead of
+   * a lookup in a Map of every agent per message.
+   */
+  ownerMarks?: OwnerMarks | undefined;
+}
+
+/** See OpampConnection.ownerMarks; `by` is the owners record that keeps them (it trusts no other's). */
+export interface OwnerMarks {
+  readonly by: object;
+  held: InstanceUid | undefined;
+  admitted: InstanceUid | undefined;
 }
 
 /** Four bytes as one int32 (a small integer, kept in the object itself). */
@@ -94,6 +108,7 @@ export class Connection implements OpampConnection {
   closed = false;
   isGateway = false;
   replied = false;
+  ownerMarks: OwnerMarks | undefined = undefined;
   get replyHeadroom(): number {
     return 0;
   }

@@ -20,10 +20,10 @@
 // that comes back through the same gateway is still admitted, and its certificate still issued).
 // Contract: claim, then bind only after the message was accepted (the claim mutates nothing, so a
 // message refused or failing in between leaves the record as it was). Called on every message:
-// claiming an agent its connection already holds is one Map lookup.
+// claiming an agent its connection already holds reads the mark left on the connection (OwnerMarks).
 
 import type { InstanceUid } from '../../events/ids.ts';
-import type { OpampConnection } from './connection.ts';
+import type { OpampConnection, OwnerMarks } from './connection.ts';
 
 /** A claim that may go ahead: already held by this connection, newly held, or taken from another. */
 export type Claim = 'held' | 'new' | 'moved';
@@ -134,8 +134,28 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
 
   const has = (some: Some<InstanceUid> | undefined, uid: InstanceUid): boolean =>
     some === uid || (some instanceof Set && some.has(uid));
+  /** This record's identity in the marks it leaves on connections (OwnerMarks). */
+  const self = {};
+  /** The marks this record left on `connection`, if any (they only ever say yes: the Maps decide). */
+  function marksOf(connection: OpampConnection): OwnerMarks | undefined {
+    const marks = connection.ownerMarks;
+    return marks !== undefined && marks.by === self ? marks : undefined;
+  }
+  function marking(connection: OpampConnection): OwnerMarks {
+    const marks = marksOf(connection);
+    if (marks !== undefined) return marks;
+    const fresh: OwnerMarks = { by: self, held: undefined, admitted: undefined };
+    connection.ownerMarks = fresh;
+    return fresh;
+  }
+  /** The mark says yes without a lookup (every message after the first); the Map decides otherwise. */
   const isAdmitted = (uid: InstanceUid, connection: OpampConnection): boolean =>
-    has(admittedOn.get(connection), uid);
+    marksOf(connection)?.admitted === uid || has(admittedOn.get(connection), uid);
+  /** The admission of `uid` (every admission: undefined) on `connection` is gone: so is its mark. */
+  function unmark(connection: OpampConnection, uid?: InstanceUid): void {
+    const marks = marksOf(connection);
+    if (marks !== undefined && (uid === undefined || marks.admitted === uid)) marks.admitted = undefined;
+  }
   /** Only a WebSocket's record outlives its message, and only until it closes. */
   const keeps = (connection: OpampConnection): boolean => connection.transport === 'ws' && !connection.closed;
 
@@ -145,6 +165,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
   }
 
   function claim(uid: InstanceUid, connection: OpampConnection): Claim | ClaimRefusal {
+    if (marksOf(connection)?.held === uid) return 'held';
     const holder = holders.get(uid);
     if (holder === connection) return 'held';
     if (holder !== undefined && !policy.takeover && connection.admission?.credential === undefined)
@@ -160,6 +181,8 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
 
   function forget(uid: InstanceUid, holder: OpampConnection): void {
     holders.delete(uid);
+    const marks = marksOf(holder);
+    if (marks !== undefined && marks.held === uid) marks.held = undefined;
     const held = agents.get(holder);
     if (held === uid) agents.delete(holder);
     else if (typeof held === 'object') {
@@ -174,6 +197,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     if (holder !== undefined) forget(uid, holder);
     if (connection.transport !== 'ws') return;
     holders.set(uid, connection);
+    marking(connection).held = uid;
     const held = agents.get(connection);
     if (held === undefined) agents.set(connection, uid);
     else if (typeof held === 'string') agents.set(connection, new Set([held, uid]));
@@ -195,8 +219,11 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     const released = agentsOf(connection);
     agents.delete(connection);
     for (const uid of released) holders.delete(uid);
+    const marks = marksOf(connection);
+    if (marks !== undefined) marks.held = undefined;
     for (const uid of listOf(admittedOn.get(connection))) removeFrom(admittedFor, uid, connection);
     admittedOn.delete(connection);
+    unmark(connection);
     issuedOn.delete(connection);
     return released;
   }
@@ -208,6 +235,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
     const revoked = listOf(admittedFor.get(uid)).filter((connection) => !keep(connection));
     for (const connection of revoked) {
       removeFrom(admittedOn, connection, uid);
+      unmark(connection, uid);
       removeFrom(admittedFor, uid, connection);
       removeFrom(issuedOn, connection, uid);
     }
@@ -227,6 +255,7 @@ export function createConnectionOwners(policy: OwnershipPolicy = openPolicy): Co
       if (!keeps(connection)) return;
       addTo(admittedOn, connection, uid);
       addTo(admittedFor, uid, connection);
+      marking(connection).admitted = uid;
     },
     isAdmitted,
     markIssued(uid, connection) {

@@ -109,34 +109,101 @@ export type DecodedBody =
 
 /** Decodes one record body (without its length prefix). The payload is a view into `body`. */
 export function decodeBody(body: Buffer): DecodedBody {
-  if (body.length < 1) return { ok: false, reason: 'empty record' };
-  const kindCode = body.readUInt8(0);
-  const kind =
-    kindCode === recordKinds.message
-      ? 'message'
-      : kindCode === recordKinds.connectionClosed
-        ? 'connectionClosed'
-        : undefined;
-  if (kind === undefined) return { ok: true, record: undefined, unknownKind: kindCode };
-  if (body.length < fixedBodyBytes)
-    return { ok: false, reason: `record of ${body.length} bytes is shorter than its fixed part` };
-  const receivedAt = body.readDoubleLE(1);
-  const connectionId = body.readUInt32LE(9);
-  const transport = transportOf(body.readUInt8(13));
-  if (transport === undefined) return { ok: false, reason: `unknown transport code ${body.readUInt8(13)}` };
-  const viaGateway = (body.readUInt8(14) & viaGatewayFlag) !== 0;
-  let o = 15;
-  const addrLength = body.readUInt16LE(o);
+  const decoded = decodeBodyAt(body, 0, body.length);
+  if (!(decoded instanceof BodyProblem)) return { ok: true, record: decoded };
+  return decoded.reason === undefined
+    ? { ok: true, record: undefined, unknownKind: decoded.unknownKind }
+    : { ok: false, reason: decoded.reason };
+}
+
+/** A body that is no record: of a kind this reader does not know (skipped), or corrupt (`reason`). */
+export class BodyProblem {
+  readonly reason: string | undefined;
+  readonly unknownKind: number;
+  constructor(reason: string | undefined, unknownKind = 0) {
+    this.reason = reason;
+    this.unknownKind = unknownKind;
+  }
+}
+
+/** Remote addresses by connection id (TextCache): the recording repeats one per record. */
+export interface TextCache {
+  readonly byId: Map<number, string>;
+}
+
+/** Whether `known` is the text of buf[start, end), all ASCII (so the bytes' UTF-8 decoding). */
+function sameAscii(known: string | undefined, buf: Buffer, start: number, end: number): known is string {
+  if (known === undefined || known.length !== end - start) return false;
+  for (let i = start; i < end; i++) {
+    const c = known.charCodeAt(i - start);
+    // ASCII only: a byte ≥ 0x80 is not its own character in UTF-8.
+    if (c !== buf[i] || c >= 0x80) return false;
+  }
+  return true;
+}
+
+/**
+ * decodeBody of the body at buf[start, end), without a view of it or objects beyond the record and
+ * its payload's view: a replay reads a million of these in seconds. `addrs` hands out the remote
+ * address a connection's previous record had when the bytes are the same.
+ */
+export function decodeBodyAt(
+  buf: Buffer,
+  start: number,
+  end: number,
+  addrs?: TextCache,
+): RecordingRecord | BodyProblem {
+  const length = end - start;
+  if (length < 1) return new BodyProblem('empty record');
+  const kindCode = buf[start]!;
+  if (kindCode !== recordKinds.message && kindCode !== recordKinds.connectionClosed)
+    return new BodyProblem(undefined, kindCode);
+  if (length < fixedBodyBytes)
+    return new BodyProblem(`record of ${length} bytes is shorter than its fixed part`);
+  const receivedAt = buf.readDoubleLE(start + 1);
+  const connectionId = buf.readUInt32LE(start + 9);
+  const transport = transportOf(buf[start + 13]!);
+  if (transport === undefined) return new BodyProblem(`unknown transport code ${buf[start + 13]!}`);
+  const viaGateway = (buf[start + 14]! & viaGatewayFlag) !== 0;
+  let o = start + 15;
+  const addrLength = buf.readUInt16LE(o);
   o += 2;
-  if (o + addrLength + 2 > body.length) return { ok: false, reason: 'remote address runs past the record' };
-  const remoteAddr = body.toString('utf8', o, o + addrLength);
+  if (o + addrLength + 2 > end) return new BodyProblem('remote address runs past the record');
+  let remoteAddr = addrs?.byId.get(connectionId);
+  if (!sameAscii(remoteAddr, buf, o, o + addrLength)) {
+    remoteAddr = buf.toString('utf8', o, o + addrLength);
+    if (addrs !== undefined) {
+      // Plain-HTTP recordings have a connection id per request: the cache starts over now and then.
+      if (addrs.byId.size >= 65_536) addrs.byId.clear();
+      addrs.byId.set(connectionId, remoteAddr);
+    }
+  }
   o += addrLength;
-  const subjectLength = body.readUInt16LE(o);
+  const subjectLength = buf.readUInt16LE(o);
   o += 2;
-  if (o + subjectLength > body.length) return { ok: false, reason: 'TLS subject runs past the record' };
-  const tlsSubject = subjectLength === 0 ? null : body.toString('utf8', o, o + subjectLength);
+  if (o + subjectLength > end) return new BodyProblem('TLS subject runs past the record');
+  const tlsSubject = subjectLength === 0 ? null : buf.toString('utf8', o, o + subjectLength);
   o += subjectLength;
-  const base = { receivedAt, connectionId, transport, remoteAddr, tlsSubject, viaGateway };
-  if (kind === 'connectionClosed') return { ok: true, record: { kind, ...base } };
-  return { ok: true, record: { kind, ...base, payload: body.subarray(o) } };
+  if (kindCode === recordKinds.connectionClosed) {
+    addrs?.byId.delete(connectionId);
+    return {
+      kind: 'connectionClosed',
+      receivedAt,
+      connectionId,
+      transport,
+      remoteAddr,
+      tlsSubject,
+      viaGateway,
+    };
+  }
+  return {
+    kind: 'message',
+    receivedAt,
+    connectionId,
+    transport,
+    remoteAddr,
+    tlsSubject,
+    viaGateway,
+    payload: buf.subarray(o, end),
+  };
 }

@@ -6,7 +6,9 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
-  decodeBody,
+  BodyProblem,
+  decodeBodyAt,
+  type TextCache,
   maxBodyBytes,
   preambleBytes,
   recordingMagic,
@@ -98,6 +100,7 @@ export async function openRecording(source: string | Readable): Promise<Recordin
   offset = preambleBytes + headerLength;
 
   const summary: ReadSummary = { records: 0, unknownKinds: new Map(), truncated: null };
+  const addrs: TextCache = { byId: new Map() };
 
   /** Takes every complete record out of the buffer. */
   function drain(): RecordingRecord[] {
@@ -110,14 +113,13 @@ export async function openRecording(source: string | Readable): Promise<Recordin
           `${name}: record at offset ${offset + o} claims ${bodyLength} bytes; the file is corrupt`,
         );
       if (buffer.length - o - 4 < bodyLength) break;
-      const decoded = decodeBody(buffer.subarray(o + 4, o + 4 + bodyLength));
-      if (!decoded.ok)
+      const decoded = decodeBodyAt(buffer, o + 4, o + 4 + bodyLength, addrs);
+      if (!(decoded instanceof BodyProblem)) out.push(decoded);
+      else if (decoded.reason !== undefined)
         throw new RecordingFormatError(`${name}: record at offset ${offset + o}: ${decoded.reason}`);
-      if (decoded.record === undefined) {
+      else {
         const code = decoded.unknownKind;
         summary.unknownKinds.set(code, (summary.unknownKinds.get(code) ?? 0) + 1);
-      } else {
-        out.push(decoded.record);
       }
       o += 4 + bodyLength;
     }

@@ -78,23 +78,34 @@ export function checkDescription(
   description: AgentDescription,
   limits: ReportLimits,
 ): LimitViolation | undefined {
-  let count = 0;
-  for (const attributes of [description.identifying, description.nonIdentifying])
-    for (const key in attributes) {
-      if (++count > limits.attribute_count)
-        return violation('attribute_count', limits.attribute_count, count, 'attribute count');
-      if (key.length > limits.attribute_key_length)
-        return violation('attribute_key_length', limits.attribute_key_length, key.length, 'attribute key');
-      const value = attributes[key]!;
-      if (value.length > limits.attribute_value_length)
-        return violation(
-          'attribute_value_length',
-          limits.attribute_value_length,
-          value.length,
-          `value of attribute ${JSON.stringify(clip(key))}`,
-        );
-    }
-  return undefined;
+  // The count runs on across both maps (checked on every description, so no array of the two).
+  const identifying = checkAttributes(description.identifying, 0, limits);
+  if (typeof identifying !== 'number') return identifying;
+  const other = checkAttributes(description.nonIdentifying, identifying, limits);
+  return typeof other === 'number' ? undefined : other;
+}
+
+/** The attributes' limits, counting on from `count`: the count after them, or the first broken. */
+function checkAttributes(
+  attributes: Readonly<Record<string, string>>,
+  count: number,
+  limits: ReportLimits,
+): number | LimitViolation {
+  for (const key in attributes) {
+    if (++count > limits.attribute_count)
+      return violation('attribute_count', limits.attribute_count, count, 'attribute count');
+    if (key.length > limits.attribute_key_length)
+      return violation('attribute_key_length', limits.attribute_key_length, key.length, 'attribute key');
+    const value = attributes[key]!;
+    if (value.length > limits.attribute_value_length)
+      return violation(
+        'attribute_value_length',
+        limits.attribute_value_length,
+        value.length,
+        `value of attribute ${JSON.stringify(clip(key))}`,
+      );
+  }
+  return count;
 }
 
 export function checkEffectiveConfig(
@@ -129,6 +140,11 @@ function checkHealthText(
   return violation('health_text_length', max, longest, `health of component ${JSON.stringify(clip(name))}`);
 }
 
+function hasComponents(health: ComponentHealth): boolean {
+  for (const _ in health.components) return true;
+  return false;
+}
+
 /**
  * Breadth-first, one level at a time: each component is visited once, the walk ends early, and only
  * components that have components of their own are queued (most of a tree is leaves).
@@ -136,10 +152,11 @@ function checkHealthText(
 export function checkHealth(root: ComponentHealth, limits: ReportLimits): LimitViolation | undefined {
   const rootText = checkHealthText('', root, limits);
   if (rootText !== undefined) return rootText;
-  let level: ComponentHealth[] = [root];
+  // Most health trees are one node (a check-in's flag): no level to walk, nothing allocated.
+  let level: ComponentHealth[] | undefined = hasComponents(root) ? [root] : undefined;
   let count = 0;
-  for (let depth = 1; level.length > 0; depth++) {
-    const next: ComponentHealth[] = [];
+  for (let depth = 1; level !== undefined; depth++) {
+    let next: ComponentHealth[] | undefined;
     for (const health of level)
       for (const name in health.components) {
         if (depth > limits.health_depth)
@@ -149,10 +166,7 @@ export function checkHealth(root: ComponentHealth, limits: ReportLimits): LimitV
         const child = health.components[name]!;
         const text = checkHealthText(name, child, limits);
         if (text !== undefined) return text;
-        for (const _ in child.components) {
-          next.push(child);
-          break;
-        }
+        if (hasComponents(child)) (next ??= []).push(child);
       }
     level = next;
   }

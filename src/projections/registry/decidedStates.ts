@@ -33,7 +33,9 @@ export interface DecidedStates {
   arrived(event: AgentEvent): Arrival;
 }
 
+/** A decision, with the agent it is about (so the solo batch needs no wrapper). */
 interface Batch {
+  readonly uid: InstanceUid;
   state: AgentState | undefined;
   readonly events: readonly AgentEvent[];
   next: number;
@@ -50,11 +52,12 @@ export function createDecidedStates(): DecidedStates {
    * once: each message's events arrive before the next decision), so the common case costs no map
    * insert and delete per message. Anything else moves it into the map first.
    */
-  let solo: { readonly uid: InstanceUid; readonly batch: Batch } | undefined;
+  let solo: Batch | undefined;
 
   function unsolo(): void {
     if (solo === undefined) return;
-    const { uid, batch } = solo;
+    const batch = solo;
+    const uid = batch.uid;
     solo = undefined;
     const batches = pending.get(uid);
     if (batches === undefined) pending.set(uid, [batch]);
@@ -63,7 +66,7 @@ export function createDecidedStates(): DecidedStates {
 
   function arrived(event: AgentEvent): Arrival {
     if (solo !== undefined) {
-      const batch = solo.batch;
+      const batch = solo;
       if (batch.events[batch.next] === event) {
         if (++batch.next < batch.events.length) return skip;
         solo = undefined;
@@ -94,9 +97,9 @@ export function createDecidedStates(): DecidedStates {
     },
     decided(uid, state, events) {
       if (events.length === 0) return;
-      const batch: Batch = { state, events, next: 0, superseded: false };
+      const batch: Batch = { uid, state, events, next: 0, superseded: false };
       if (solo === undefined && pending.size === 0) {
-        solo = { uid, batch };
+        solo = batch;
         return;
       }
       unsolo();
@@ -104,7 +107,7 @@ export function createDecidedStates(): DecidedStates {
       if (batches === undefined) pending.set(uid, [batch]);
       else batches.push(batch);
     },
-    latest: (uid) => (solo !== undefined && solo.uid === uid ? solo.batch : pending.get(uid)?.at(-1)),
+    latest: (uid) => (solo !== undefined && solo.uid === uid ? solo : pending.get(uid)?.at(-1)),
     arrived,
   };
 }
