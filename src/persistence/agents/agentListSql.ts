@@ -5,7 +5,7 @@
 
 import type { Sql } from '../database/sql.ts';
 import { summaryColumns } from './agentReadSql.ts';
-import type { FilterSql } from './filterSql.ts';
+import { attributeSql, type FilterSql } from './filterSql.ts';
 
 const from = `FROM agents a LEFT JOIN agent_session s ON s.instance_uid = a.instance_uid
 WHERE a.evicted_at IS NULL`;
@@ -42,5 +42,17 @@ export function countSql(
   AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::float8[]) m(uid, last_seen)
     WHERE m.uid = a.instance_uid AND round(extract(epoch FROM a.last_seen) * 1000) <= m.last_seen)`,
     values: [local, hiddenUids, hiddenLastSeen, ...filter.values],
+  };
+}
+
+/**
+ * The distinct values of attribute $1 among the candidates of `filter` (its parameters from $3),
+ * at most $2 of them, for the service to judge with RE2.
+ */
+export function distinctValuesSql(filter: FilterSql, key: string, limit: number): Sql {
+  return {
+    text: `SELECT DISTINCT ${attributeSql('$1')} AS v ${from}${and(filter.conditions)}
+LIMIT $2`,
+    values: [key, limit, ...filter.values],
   };
 }

@@ -4,7 +4,9 @@
 // agents filter.matches accepts. Rows are always judged again by filter.matches in the service, so
 // an inexact condition only narrows the candidates and never decides: what SQL cannot evaluate
 // exactly and safely (regexes outside regexSql.ts's subset, config_state) stays with the RE2
-// matcher and the desired-config projection. Pure.
+// matcher and the desired-config projection. A regex outside the subset becomes exact once the
+// service has judged the attribute's distinct stored values with RE2 (`resolved`,
+// pgStoredLists.ts): the condition is then membership in the values it accepted. Pure.
 //
 // The attribute of a key is what attributeOf reads: the identifying value when it is a string,
 // else the non-identifying one when that is a string, and none before the agent described itself
@@ -20,6 +22,19 @@ export interface FilterSql {
   readonly values: readonly unknown[];
   /** The conditions accept exactly the agents the filter accepts (at `now`). */
   readonly exact: boolean;
+  /** The regex terms left to RE2 with no values given for them (`resolved`). */
+  readonly regexTerms: readonly MatcherTerm[];
+}
+
+export type MatcherTerm = Extract<FilterTerm, { kind: 'matcher' }>;
+
+/**
+ * The values of a regex term's attribute that its compiled test accepts, found by the service
+ * (RE2) among the distinct values stored, and whether it accepts an agent without the attribute.
+ */
+export interface ResolvedTerm {
+  readonly accepted: readonly string[];
+  readonly acceptsMissing: boolean;
 }
 
 export interface FilterSqlOptions {
@@ -28,7 +43,15 @@ export interface FilterSqlOptions {
   /** The list's clock and the freshness threshold (rule 10), for `connected`. */
   readonly now: number;
   readonly disconnectAfterMs: number;
+  /** Regex terms RE2 already judged value by value: exact conditions on those values. */
+  readonly resolved?: ReadonlyMap<FilterTerm, ResolvedTerm>;
 }
+
+/** The attribute of `key` as attributeOf reads it, with the key as parameter `k`. */
+export const attributeSql = (k: string): string =>
+  `(CASE WHEN s.description_reported IS NOT TRUE THEN NULL
+      WHEN jsonb_typeof(a.identifying -> ${k}::text) = 'string' THEN a.identifying ->> ${k}::text
+      WHEN jsonb_typeof(a.non_identifying -> ${k}::text) = 'string' THEN a.non_identifying ->> ${k}::text END)`;
 
 export function filterSql(filter: FleetFilter, options: FilterSqlOptions): FilterSql {
   const values: unknown[] = [];
@@ -38,12 +61,8 @@ export function filterSql(filter: FleetFilter, options: FilterSqlOptions): Filte
   };
   const conditions: string[] = [];
   let exact = true;
-  const attribute = (key: string): string => {
-    const k = param(key);
-    return `(CASE WHEN s.description_reported IS NOT TRUE THEN NULL
-      WHEN jsonb_typeof(a.identifying -> ${k}::text) = 'string' THEN a.identifying ->> ${k}::text
-      WHEN jsonb_typeof(a.non_identifying -> ${k}::text) = 'string' THEN a.non_identifying ->> ${k}::text END)`;
-  };
+  const regexTerms: MatcherTerm[] = [];
+  const attribute = (key: string): string => attributeSql(param(key));
   const term = (t: FilterTerm): string | undefined => {
     switch (t.kind) {
       case 'boolean':
@@ -64,12 +83,20 @@ export function filterSql(filter: FleetFilter, options: FilterSqlOptions): Filte
           return `((a.identifying @> ${doc}::jsonb OR a.non_identifying @> ${doc}::jsonb) AND ${attribute(key)} = ${param(value)}::text)`;
         }
         if (op === '!=') return `(${attribute(key)} IS DISTINCT FROM ${param(value)}::text)`;
+        const resolved = options.resolved?.get(t);
+        if (resolved !== undefined) {
+          const among = `${attribute(key)} = ANY(${param(resolved.accepted)}::text[])`;
+          return resolved.acceptsMissing
+            ? `(${attribute(key)} IS NULL OR ${among})`
+            : `coalesce(${among}, false)`;
+        }
         const pattern = regexToPostgres(value);
         if (pattern !== undefined) {
           const test = `${attribute(key)} ~ ${param(pattern)}::text`;
           return op === '=~' ? `coalesce(${test}, false)` : `NOT coalesce(${test}, false)`;
         }
         exact = false;
+        regexTerms.push(t);
         if (op === '!~') return undefined;
         const prefix = literalPrefix(value);
         return prefix === ''
@@ -82,7 +109,7 @@ export function filterSql(filter: FleetFilter, options: FilterSqlOptions): Filte
     const condition = term(t);
     if (condition !== undefined) conditions.push(condition);
   }
-  return { conditions, values, exact };
+  return { conditions, values, exact, regexTerms };
 }
 
 /**

@@ -20,9 +20,11 @@ import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
 import type { Sql } from '../database/sql.ts';
 import { agentFromListRow } from './agentFromRow.ts';
-import { countFirstParam, countSql, pageCandidatesSql } from './agentListSql.ts';
+import { compileValueTest } from '../../projections/filter/compileMatcher.ts';
+import type { FilterTerm } from '../../projections/filter/filterTerm.ts';
+import { countFirstParam, countSql, distinctValuesSql, pageCandidatesSql } from './agentListSql.ts';
 import { createEvictionMask } from './evictionMask.ts';
-import { filterSql } from './filterSql.ts';
+import { filterSql, type FilterSql, type ResolvedTerm } from './filterSql.ts';
 import type { StoredLists } from './storeReader.ts';
 
 export interface StoredListsDeps {
@@ -32,6 +34,8 @@ export interface StoredListsDeps {
   readonly now: () => number;
   readonly logger: Logger;
   readonly disconnectAfterMs: number;
+  /** A regex term whose attribute has more distinct candidate values than this is judged row by row. */
+  readonly maxDistinctValues?: number;
 }
 
 export interface PgStoredLists extends StoredLists {
@@ -45,13 +49,55 @@ export interface PgStoredLists extends StoredLists {
 /** Rows per chunk when most candidates may be refused by the service, and the most for any chunk. */
 const candidateChunk = 2000;
 
+/** The default of StoredListsDeps.maxDistinctValues. */
+const distinctValuesLimit = 10_000;
+
+type Resolution = ReadonlyMap<FilterTerm, ResolvedTerm> | undefined;
+
 export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   const { pool, now, disconnectAfterMs } = deps;
+  const maxDistinctValues = deps.maxDistinctValues ?? distinctValuesLimit;
   const mask = createEvictionMask();
   let readsStarted = 0;
 
   const query = async (sql: Sql) =>
     (await pool.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })).rows;
+
+  /**
+   * RE2's verdict on every distinct candidate value of each regex term PostgreSQL cannot evaluate
+   * itself, so the term becomes an exact condition; undefined when a term has too many values.
+   * Once per list (the filter object is the request's): its scan and its count share it.
+   */
+  const resolutions = new WeakMap<FleetFilter, Promise<Resolution>>();
+  async function resolve(filter: FleetFilter, at: number): Promise<Resolution> {
+    const candidates = filterSql(filter, { firstParam: 3, now: at, disconnectAfterMs });
+    if (candidates.regexTerms.length === 0) return undefined;
+    const resolved = new Map<FilterTerm, ResolvedTerm>();
+    for (const term of candidates.regexTerms) {
+      const compiled = compileValueTest(term.matcher);
+      if (!compiled.ok) return undefined;
+      const rows = await query(distinctValuesSql(candidates, term.matcher.key, maxDistinctValues + 1));
+      if (rows.length > maxDistinctValues) return undefined;
+      const test = compiled.value;
+      const accepted: string[] = [];
+      for (const [v] of rows) if (typeof v === 'string' && test(v)) accepted.push(v);
+      resolved.set(term, { accepted, acceptsMissing: test(undefined) });
+    }
+    return resolved;
+  }
+
+  async function conditionsFor(filter: FleetFilter, firstParam: number, at: number): Promise<FilterSql> {
+    const options = { firstParam, now: at, disconnectAfterMs };
+    const plain = filterSql(filter, options);
+    if (plain.regexTerms.length === 0) return plain;
+    let resolution = resolutions.get(filter);
+    if (resolution === undefined) {
+      resolution = resolve(filter, at);
+      resolutions.set(filter, resolution);
+    }
+    const resolved = await resolution;
+    return resolved === undefined ? plain : filterSql(filter, { ...options, resolved });
+  }
 
   async function reading<T>(read: () => Promise<T>): Promise<T> {
     const started = ++readsStarted;
@@ -67,7 +113,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     chunkHint: number,
   ): Promise<void> {
     const at = now();
-    const conditions = filterSql(filter, { firstParam: 3, now: at, disconnectAfterMs });
+    const conditions = await conditionsFor(filter, 3, at);
     // An exact filter refuses only the registry's and masked agents: a page needs few more rows.
     let chunk = conditions.exact ? Math.min(candidateChunk, Math.max(64, chunkHint + 16)) : candidateChunk;
     let after = '';
@@ -85,7 +131,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   }
 
   async function count(filter: FleetFilter, local: readonly InstanceUid[]): Promise<number> {
-    const conditions = filterSql(filter, { firstParam: countFirstParam, now: now(), disconnectAfterMs });
+    const conditions = await conditionsFor(filter, countFirstParam, now());
     if (!conditions.exact) {
       const skipped = new Set(local);
       let n = 0;
