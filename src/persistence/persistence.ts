@@ -7,12 +7,12 @@
 // fleet core is built on the admission); createPersistence() builds the rest on that database and
 // on the core's bus and registry.
 //
-// Lifecycle: created with the app (the flusher subscribes to the change tracker, and the list
-// mirror to the bus, before any event flows); start() migrates under the advisory lock, starts the
-// job queue and the purge job, listens for notifications, loads the list mirror, and starts the
+// Lifecycle: created with the app (the flusher subscribes to the change tracker, and the stored
+// lists' eviction mask to the bus, before any event flows); start() migrates under the advisory
+// lock, starts the job queue and the purge job, listens for notifications, and starts the
 // session-refresh pass and the job-queue UI; stop() is called after the bus completed, so the
 // change tracker's final window is already marked: it waits for the flush in flight, flushes once
-// more, then stops the mirror and the notifications and closes the job queue and the pools.
+// more, then stops the eviction mask and the notifications and closes the job queue and the pools.
 
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -28,7 +28,7 @@ import { createBoss, jobQueueSchema, startPurgeJob } from './jobs/jobQueue.ts';
 import { createJobsUi, type JobsUi } from './jobs/jobsUi.ts';
 import type { JobStore } from '../projections/jobs/jobStore.ts';
 import { runMigrations } from './database/migrate.ts';
-import { createMirrorSync } from './agents/mirrorSync.ts';
+import { createPgStoredLists } from './agents/pgStoredLists.ts';
 import { createPgStoreReader } from './agents/pgStoreReader.ts';
 import { createPools, splitPool, type Pools } from './database/pools.ts';
 import { createSessionLedger, keepaliveMs, type SocketAlive } from './agents/sessionLedger.ts';
@@ -86,8 +86,8 @@ export interface PersistenceDeps {
   readonly registry: Registry;
   /**
    * The bus's events: the change tracker made here folds them into the windows the flusher writes
-   * (its final window arrives when the bus completes, before stop()), and the list mirror follows
-   * this replica's evictions.
+   * (its final window arrives when the bus completes, before stop()), and the stored lists' eviction
+   * mask follows this replica's evictions.
    */
   readonly events$: Observable<FleetEvent>;
   /** The bus: where the store's own facts (AgentsSoftDeleted) are published. */
@@ -116,7 +116,7 @@ export interface Persistence {
   readonly flusher: Flusher;
   /**
    * LISTEN/NOTIFY on one dedicated connection, shared by every part that needs to hear of a
-   * sibling's writes (the list mirror, remote configs, jobs). Started by start().
+   * sibling's writes (remote configs, jobs, revocations). Started by start().
    */
   readonly notifications: Notifications;
   /** The remote config catalog, when configs live in the database; writes wait for the reload. */
@@ -160,17 +160,15 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   });
   const now = () => scheduler.now();
   const notifications = createNotifications(settings, { logger });
-  const mirror = createMirrorSync({
+  const lists = createPgStoredLists({
     pool: pools.read,
-    notifications,
     events$: deps.events$,
-    scheduler,
+    now,
     logger,
     disconnectAfterMs: deps.disconnectAfterMs,
-    reloadAfterMs: config.fleet.soft_delete_duration,
   });
   const reader = createPgStoreReader(pools.read, {
-    mirror,
+    lists,
     now,
     disconnectAfterMs: deps.disconnectAfterMs,
   });
@@ -223,12 +221,11 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
       jobsUi = await createJobsUi(connectionUrl(config.database), jobQueueSchema);
       // None of these rejects: a failure is logged and retried (lists answer `partial` meanwhile).
       await notifications.start();
-      await mirror.start();
       await configSync?.start();
       await jobs.start(late.resolveTargets);
     } catch (error) {
       // Startup fails as a whole (the process exits): release what was opened so far.
-      await mirror.stop();
+      lists.stop();
       await notifications.stop();
       await boss.stop({ graceful: false, close: false }).catch(() => undefined);
       await pools.end().catch(() => undefined);
@@ -244,7 +241,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     changes.stop();
     await refresher?.stop();
     await configSync?.stop();
-    await mirror.stop();
+    lists.stop();
     stopRevocations();
     await notifications.stop();
     await boss

@@ -1,16 +1,16 @@
 // AgentState builders and store wiring shared by the persistence specs.
 
 import type pg from 'pg';
-import { NEVER, Subscription, type Observable, type SchedulerLike } from 'rxjs';
+import { NEVER, type Observable } from 'rxjs';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import type { ConnectionId, InstanceUid } from '../../../src/events/ids.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { matchAll } from '../../../src/projections/filter/fleetFilter.ts';
 import { createAgentWriter, type AgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import { connectionSettings } from '../../../src/persistence/database/connectionSettings.ts';
 import { applyServiceMigrations } from '../../../src/persistence/database/migrate.ts';
-import { createMirrorSync, type MirrorSync } from '../../../src/persistence/agents/mirrorSync.ts';
-import type { Notifications } from '../../../src/persistence/database/notifications.ts';
+import { createPgStoredLists, type PgStoredLists } from '../../../src/persistence/agents/pgStoredLists.ts';
 import { createPgStoreReader } from '../../../src/persistence/agents/pgStoreReader.ts';
 import { createPools, type Pools } from '../../../src/persistence/database/pools.ts';
 import type { AgentStoreReader } from '../../../src/persistence/agents/storeReader.ts';
@@ -44,27 +44,8 @@ export function agent(n: number, over: Partial<AgentState> = {}): AgentState {
   });
 }
 
-/** Notifications that never arrive: the mirror under test reads when the spec says so. */
-export const noNotifications: Notifications = {
-  on: () => () => undefined,
-  onConnected: () => () => undefined,
-  connected: false,
-  start: () => Promise.resolve(),
-  stop: () => Promise.resolve(),
-};
-
-/** A clock the spec sets by hand, as a scheduler whose timers never fire. */
-export const handClock = (clock: { now: number }): SchedulerLike => ({
-  now: () => clock.now,
-  schedule: () => new Subscription(),
-});
-
-export interface MirrorOptions {
+export interface ListsOptions {
   readonly events$?: Observable<FleetEvent>;
-  readonly notifications?: Notifications;
-  readonly scheduler?: SchedulerLike;
-  readonly intervalMs?: number;
-  readonly reloadAfterMs?: number;
 }
 
 export interface StoreFixture {
@@ -72,10 +53,10 @@ export interface StoreFixture {
   readonly writer: AgentWriter;
   /** Single reads (getAgent) of a replica that evicted nothing. */
   readonly reader: AgentStoreReader;
-  /** Every live stored agent as a fresh mirror lists it at `clock.now`. */
+  /** Every live stored agent as a list of a replica that evicted nothing shows it at `clock.now`. */
   listed(): Promise<AgentState[]>;
-  /** A list mirror on the read pool, not started; the spec calls catchUp() or start(). */
-  mirror(options?: MirrorOptions): MirrorSync;
+  /** Database-backed fleet lists on the read pool, at `clock.now`; the spec stops them. */
+  lists(options?: ListsOptions): PgStoredLists;
   readonly writes: { op: WriteOp; ok: boolean }[];
   readonly clock: { now: number };
   query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
@@ -94,47 +75,40 @@ export async function storeFixture(db: TestDatabase, disconnectAfterMs = 45_000)
     chunkSize: 3,
   });
   const clock = { now: 1_700_000_002_000 };
-  const mirror = (options: MirrorOptions = {}) =>
-    createMirrorSync({
+  const lists = (options: ListsOptions = {}) =>
+    createPgStoredLists({
       pool: pools.read,
-      notifications: options.notifications ?? noNotifications,
       events$: options.events$ ?? NEVER,
-      scheduler: options.scheduler ?? handClock(clock),
+      now: () => clock.now,
       logger: silentLogger(),
       disconnectAfterMs,
-      reloadAfterMs: options.reloadAfterMs ?? 7 * 24 * 3600_000,
-      ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
     });
   const reader = createPgStoreReader(pools.read, {
-    mirror: mirror(),
+    lists: lists(),
     now: () => clock.now,
     disconnectAfterMs,
   });
   async function listed(): Promise<AgentState[]> {
-    const fresh = mirror();
-    await fresh.catchUp();
-    await fresh.stop();
-    return listOf(fresh, clock.now);
+    const fresh = lists();
+    const out: AgentState[] = [];
+    await fresh.scan(
+      matchAll,
+      () => false,
+      (agent) => void out.push(agent),
+    );
+    fresh.stop();
+    return out;
   }
   return {
     pools,
     writer,
     reader,
     listed,
-    mirror,
+    lists,
     writes,
     clock,
     query: async <R extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
       (await pools.read.query<R>(text, values)).rows,
     close: () => pools.end(),
   };
-}
-
-/** The agents a mirror lists at `now`; throws the reason when it cannot list. */
-export function listOf(mirror: MirrorSync, now: number): AgentState[] {
-  const list = mirror.list(now);
-  if (!list.ok) throw list.error instanceof Error ? list.error : new Error(String(list.error));
-  const out: AgentState[] = [];
-  list.agents.forEachOrdered((agent) => void out.push(agent));
-  return out;
 }

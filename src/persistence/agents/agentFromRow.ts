@@ -16,7 +16,6 @@ import type { ConnectionId, InstanceUid } from '../../events/ids.ts';
 import { noStrings, type AgentState } from '../../projections/agent/agentState.ts';
 import { summaryWidth } from './agentReadSql.ts';
 import { nanosFromMs } from '../database/storedText.ts';
-import type { MirrorEntry } from './storeMirror.ts';
 
 /** Stored agents were not reached through a connection of this process. */
 const storedConnection = 0 as ConnectionId;
@@ -56,19 +55,6 @@ export function agentFromListRow(row: Row, f: Freshness): AgentState {
   const until = connectedUntil(row, f.disconnectAfterMs);
   return summaryFromRow(row, until !== null && f.now <= until);
 }
-
-/** A row of the mirror's reads: `connected` as stored, judged against the clock when listed. */
-export function mirrorEntryFromRow(row: Row, disconnectAfterMs: number): MirrorEntry {
-  const until = connectedUntil(row, disconnectAfterMs);
-  return {
-    agent: summaryFromRow(row, until !== null),
-    connectedUntil: until ?? -Infinity,
-    evicted: row[mirrorEvictedColumn] === true,
-  };
-}
-
-/** Right after the summary columns (agentReadSql.ts mirrorColumns). */
-const mirrorEvictedColumn = summaryWidth;
 
 function summaryFromRow(row: Row, connected: boolean): AgentState {
   const uid = row[0] as InstanceUid;

@@ -1,12 +1,12 @@
-// Agents this replica evicted and the mirror may still hold. The sweep removes an agent from the
+// Agents this replica evicted and the store may still list. The sweep removes an agent from the
 // registry at once, but its soft delete reaches the store with the next flush (up to a window
-// later) and the mirror a read after that; meanwhile the mirror still holds the row this replica
-// wrote, and a list would show the agent again. The mask hides those rows from the moment of the
-// eviction until a mirror read that started after the soft delete was written has completed.
+// later); meanwhile the store still holds the row this replica wrote, and a list would show the
+// agent again. The mask hides those rows from the moment of the eviction until a store read that
+// started after the soft delete was written has completed.
 //
 // It hides a stored agent only while the stored copy is not newer than the evicted one: a sibling
 // that heard from the agent later (it moved) wrote a later last_seen, and that agent stays listed.
-// No IO, no clock; mirrorSync.ts feeds it from the bus and from its reads.
+// No IO, no clock; pgStoredLists.ts feeds it from the bus and from its reads.
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
@@ -30,6 +30,8 @@ export interface EvictionMask {
   readCompleted(read: number): void;
   /** True when `stored` is the copy of an agent this replica evicted. */
   hides(stored: AgentState): boolean;
+  /** Every masked agent with the evicted copy's last_seen (for a count the database makes). */
+  forEach(visit: (uid: InstanceUid, lastSeen: number) => void): void;
   /** How many of the stored agents `get` finds the mask hides. */
   countHidden(get: (uid: InstanceUid) => AgentState | undefined): number;
 }
@@ -58,6 +60,9 @@ export function createEvictionMask(): EvictionMask {
       if (masked.size === 0) return false;
       const entry = masked.get(stored.uid);
       return entry !== undefined && stored.lastSeen <= entry.lastSeen;
+    },
+    forEach(visit) {
+      for (const [uid, entry] of masked) visit(uid, entry.lastSeen);
     },
     countHidden(get) {
       let hidden = 0;

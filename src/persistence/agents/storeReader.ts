@@ -1,9 +1,14 @@
 // What the read path needs from the store (SPEC durability rules 3-6, 10). The web layer depends on
 // this interface only; the PostgreSQL implementation lives beside it. Stored agents come back as the
 // same AgentState records the registry holds, so filters and views treat both alike.
+//
+// A store answers lists in one of two ways: a store held in memory hands over its agents to walk
+// (`listAgents`), and a database answers each list itself at request time (`lists`, the PostgreSQL
+// store: nothing per stored agent is kept in the replica's memory).
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
 
 /** The stored agents one fleet list merges (rule 4). */
 export interface StoredAgents {
@@ -24,9 +29,31 @@ export interface StoredAgents {
 export type StoredList =
   { readonly ok: true; readonly agents: StoredAgents } | { readonly ok: false; readonly error: unknown };
 
+/** Fleet lists answered by the store at request time (the database). Every call rejects on a store error. */
+export interface StoredLists {
+  /**
+   * Calls `visit` with the live stored agents `filter` accepts, in ascending instance_uid order,
+   * until it returns false or they run out: without effective configs, without the agents this
+   * replica has evicted since, `connected` only while the stored session is fresh (rule 10), and
+   * without those `skip` names (the registry's: the local entry wins). Agents arrive in bounded
+   * chunks; `visit` is called synchronously within one chunk.
+   */
+  scan(
+    filter: FleetFilter,
+    skip: (uid: InstanceUid) => boolean,
+    visit: (agent: AgentState) => boolean | void,
+    /** How many agents the caller expects to take: the size of the first chunk read. */
+    expected?: number,
+  ): Promise<void>;
+  /** How many agents scan would visit with `skip` true for exactly the uids in `local`. */
+  count(filter: FleetFilter, local: readonly InstanceUid[]): Promise<number>;
+}
+
 export interface AgentStoreReader {
-  /** For fleet lists; never waits (the stored agents are mirrored in memory). */
-  listAgents(): StoredList;
+  /** A store held in memory: its agents for one list; never waits. */
+  listAgents?(): StoredList;
+  /** A database: lists answered at request time. */
+  readonly lists?: StoredLists;
   /** One agent with its effective config; undefined when absent or soft-deleted. Rejects on store error. */
   getAgent(uid: InstanceUid): Promise<AgentState | undefined>;
 }

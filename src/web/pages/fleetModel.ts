@@ -116,6 +116,8 @@ export function tableLocals(
   table: FleetTable,
   partial: boolean,
   error: string | undefined,
+  /** The filtered set was cut at the read path's limit (storedLists.ts): more agents match. */
+  limited = false,
 ) {
   const { offset, limit } = req.page;
   const to = Math.min(offset + table.rows.length, table.total);
@@ -126,6 +128,7 @@ export function tableLocals(
     rows: table.rows,
     filtered,
     partial,
+    limited,
     error,
     errorPoint: error === undefined ? undefined : req.errorPoint,
     withConfig,

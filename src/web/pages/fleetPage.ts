@@ -25,7 +25,9 @@ async function tableFor(deps: PagesDeps, req: FleetRequest) {
   const { offset, limit } = req.page;
   const configState = stateOf(deps);
   const rows = sorted.slice(offset, offset + limit).map((a) => agentRow(a, req, configState(a)));
-  return tableLocals(req, { rows, total: sorted.length }, set.partial, undefined);
+  // A set cut at the read path's limit is whole as far as the database goes: say what was cut instead.
+  const limited = set.limited === true;
+  return tableLocals(req, { rows, total: sorted.length }, set.partial && !limited, undefined, limited);
 }
 
 /** The Config select's options; a list typed into the URL (`pending,failed`) is kept as its own option. */

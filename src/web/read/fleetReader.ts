@@ -2,15 +2,18 @@
 // store is injected (persistence on) it is merged in per SPEC durability rules 2-6:
 // - rule 2: a registry hit never touches the store;
 // - rule 3: a single read that misses the registry asks the store once;
-// - rule 4: a list merges the stored agents (the store's in-memory mirror, already in instance_uid
-//   order), the local entry winning on overlap, and is then filtered and paged as one set;
+// - rule 4: a list merges the stored agents (in instance_uid order), the local entry winning on
+//   overlap, and is then filtered and paged as one set. A database store (persistence on) answers
+//   at request time: the registry's matches are interleaved with the store's keyset scan of its
+//   matches (storedLists.ts), and the total is the registry's matches plus the store's count of
+//   the agents it adds; a store held in memory hands over its agents to walk (below);
 // - rule 5: the store contract already leaves soft-deleted agents out (storeReader.ts), and the
 //   agents this replica has evicted since;
 // - a store that cannot serve a list degrades it to the registry alone with `partial: true` and
 //   onStoreFallback.
-// Cost: an unfiltered page walks the ordered registry (and mirror) for offset + limit entries and
-// counts the merged total from their sizes; any other list is one linear pass over the registry,
-// and one over the mirror, calling the compiled filter (callback loops, no iterator chain: at
+// Cost (in-memory stores): an unfiltered page walks the ordered registry (and store) for offset +
+// limit entries and counts the merged total from their sizes; any other list is one linear pass
+// over the registry, and one over the store, calling the compiled filter (callback loops, no iterator chain: at
 // 100,000 agents the generators cost more than the matching). Nothing is sorted and no record is
 // copied.
 
@@ -22,6 +25,7 @@ import type { Registry } from '../../projections/registry/registryProjection.ts'
 import type { Page } from '../query/page.ts';
 import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
 import { forEachMerged } from './forEachMerged.ts';
+import { storedListAll, storedListPage } from './storedLists.ts';
 
 export type ReadSurface = 'api' | 'ui';
 
@@ -45,6 +49,8 @@ export interface FleetSet {
   /** The whole filtered set in ascending instance_uid order. */
   readonly agents: AgentState[];
   readonly partial: boolean;
+  /** Cut at storedLists.ts's listAllLimit (then also `partial`): the store holds more. */
+  readonly limited?: boolean;
 }
 
 export interface FleetReader {
@@ -64,12 +70,16 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
    * registry's alone and `partial`, and the fallback is reported.
    */
   function storedFor(surface: ReadSurface): StoredAgents | undefined {
-    const stored = store?.listAgents();
+    const stored = store?.listAgents?.();
     if (stored === undefined || stored.ok) return stored?.agents;
-    // The store logs when it stops and starts serving; one line per request would add nothing.
-    deps.logger?.debug({ err: stored.error, surface }, 'fleet list without the store');
-    deps.onStoreFallback?.(surface, stored.error);
+    fellBack(surface, stored.error);
     return undefined;
+  }
+
+  function fellBack(surface: ReadSurface, error: unknown): void {
+    // The store logs when it stops and starts serving; one line per request would add nothing.
+    deps.logger?.debug({ err: error, surface }, 'fleet list without the store');
+    deps.onStoreFallback?.(surface, error);
   }
 
   /**
@@ -172,6 +182,12 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   }
 
   function listPage(filter: FleetFilter, page: Page, surface: ReadSurface): Promise<FleetPage> {
+    const lists = store?.lists;
+    if (lists !== undefined)
+      return storedListPage(lists, registry, localMatches(filter), filter, page).catch((error: unknown) => {
+        fellBack(surface, error);
+        return { ...localPage(filter, page), partial: true };
+      });
     const stored = storedFor(surface);
     if (stored === undefined)
       return Promise.resolve({ ...localPage(filter, page), partial: store !== undefined });
@@ -199,6 +215,14 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   }
 
   function listAll(filter: FleetFilter, surface: ReadSurface): Promise<FleetSet> {
+    const lists = store?.lists;
+    if (lists !== undefined) {
+      const local = localMatches(filter);
+      return storedListAll(lists, registry, local, filter).catch((error: unknown) => {
+        fellBack(surface, error);
+        return { agents: local, partial: true };
+      });
+    }
     const stored = storedFor(surface);
     if (stored === undefined)
       return Promise.resolve({ agents: localMatches(filter), partial: store !== undefined });

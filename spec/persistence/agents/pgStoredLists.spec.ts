@@ -1,0 +1,92 @@
+// Database-backed fleet lists (pgStoredLists.ts) against real PostgreSQL: freshness without any
+// catch-up, and the eviction mask across the store's reads.
+
+import { expect } from 'chai';
+import { Subject } from 'rxjs';
+import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
+import { createPgStoreReader } from '../../../src/persistence/agents/pgStoreReader.ts';
+import type { PgStoredLists } from '../../../src/persistence/agents/pgStoredLists.ts';
+import { matchAll } from '../../../src/projections/filter/fleetFilter.ts';
+import { testSession } from '../../support/agentFixture.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { agent, storeFixture, uidOf, type StoreFixture } from './storeFixtures.ts';
+
+describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', () => {
+  let db: TestDatabase;
+  let store: StoreFixture;
+  let lists: PgStoredLists | undefined;
+
+  before(async () => {
+    db = await createTestDatabase();
+    store = await storeFixture(db);
+  });
+  after(async () => {
+    await store.close();
+    await db.drop();
+  });
+  beforeEach(async () => {
+    await store.query('TRUNCATE agents CASCADE');
+    store.clock.now = 1_700_000_002_000;
+  });
+  afterEach(() => {
+    lists?.stop();
+    lists = undefined;
+  });
+
+  const uids = async (l: PgStoredLists) => {
+    const out: string[] = [];
+    await l.scan(
+      matchAll,
+      () => false,
+      (a) => void out.push(a.uid),
+    );
+    return out;
+  };
+
+  it('lists what was committed before the list started, with no read in between', async () => {
+    lists = store.lists();
+    expect(await uids(lists)).to.deep.equal([]);
+    await store.writer.saveAgents([agent(2), agent(1)]);
+    expect(await uids(lists)).to.deep.equal([uidOf(1), uidOf(2)]);
+    expect(await lists.count(matchAll, [uidOf(2)])).to.equal(1);
+    await store.writer.softDeleteAgents([{ uid: uidOf(2), lastSeen: agent(2).lastSeen, at: 9000 }]);
+    expect(await uids(lists)).to.deep.equal([uidOf(1)]);
+  });
+
+  it('hides an agent this replica evicted until a read after its soft delete completed, single reads too', async () => {
+    const events = new Subject<FleetEvent>();
+    lists = store.lists({ events$: events });
+    const reader = createPgStoreReader(store.pools.read, {
+      lists,
+      now: () => store.clock.now,
+      disconnectAfterMs: 45_000,
+    });
+    const lastSeen = agent(1).lastSeen;
+    await store.writer.saveAgents([agent(1), agent(2)]);
+    events.next({ type: 'AgentEvicted', at: 9000, data: { uid: uidOf(1), lastSeen } });
+    // The row is still live: the flush has not soft-deleted it yet.
+    expect(await uids(lists)).to.deep.equal([uidOf(2)]);
+    expect(await lists.count(matchAll, [])).to.equal(1);
+    expect(await reader.getAgent(uidOf(1))).to.equal(undefined);
+    await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen, at: 9000 }]);
+    events.next({ type: 'AgentsSoftDeleted', at: 9100, data: { uids: [uidOf(1)] } });
+    expect(await uids(lists)).to.deep.equal([uidOf(2)]);
+    // The agent comes back on a sibling: a newer row, listed.
+    await store.writer.saveAgents([agent(1, { lastSeen: lastSeen + 5000 })]);
+    expect(await uids(lists)).to.deep.equal([uidOf(1), uidOf(2)]);
+    expect(await lists.count(matchAll, [])).to.equal(2);
+    expect((await reader.getAgent(uidOf(1)))?.lastSeen).to.equal(lastSeen + 5000);
+  });
+
+  it('keeps hiding a copy a sibling has not replaced while the soft delete is not written', async () => {
+    const events = new Subject<FleetEvent>();
+    lists = store.lists({ events$: events });
+    await store.writer.saveAgents([agent(1), agent(2)]);
+    events.next({ type: 'AgentEvicted', at: 9000, data: { uid: uidOf(1), lastSeen: agent(1).lastSeen } });
+    // A sibling wrote an older copy meanwhile (same last_seen): still this replica's evicted agent.
+    expect(await uids(lists)).to.deep.equal([uidOf(2)]);
+    expect(await lists.count(matchAll, [])).to.equal(1);
+    events.next({ type: 'AgentConnected', at: 9500, data: { uid: uidOf(1), session: testSession } });
+    expect(await uids(lists)).to.deep.equal([uidOf(1), uidOf(2)]);
+  });
+});

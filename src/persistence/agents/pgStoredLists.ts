@@ -1,0 +1,174 @@
+// Fleet lists answered by PostgreSQL at request time (SPEC durability rules 4, 5, 10), on the read
+// pool: the replica keeps nothing per stored agent, so its memory does not grow with the stored
+// fleet, and a sibling's flush is visible to the next list once it committed.
+//
+// A scan reads candidates in instance_uid order, in chunks past a keyset position (never OFFSET),
+// with the filter's SQL conditions (filterSql.ts); every candidate is judged again by the compiled
+// filter (RE2 for regexes), so the database only narrows what the service reads. A count is one
+// count(*) when the conditions are exact, and otherwise a scan that counts (its cost grows with the
+// candidates the conditions leave; docs/persistence.md).
+//
+// The eviction mask (evictionMask.ts) follows the bus: an agent this replica evicted is hidden
+// until a read that started after its soft delete was written has completed.
+
+import type pg from 'pg';
+import type { Observable } from 'rxjs';
+import type { FleetEvent } from '../../events/fleetEvent.ts';
+import type { InstanceUid } from '../../events/ids.ts';
+import type { Logger } from '../../io/logger.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
+import type { Sql } from '../database/sql.ts';
+import { agentFromListRow } from './agentFromRow.ts';
+import { compileValueTest } from '../../projections/filter/compileMatcher.ts';
+import type { FilterTerm } from '../../projections/filter/filterTerm.ts';
+import { countFirstParam, countSql, distinctValuesSql, pageCandidatesSql } from './agentListSql.ts';
+import { createEvictionMask } from './evictionMask.ts';
+import { filterSql, type FilterSql, type ResolvedTerm } from './filterSql.ts';
+import type { StoredLists } from './storeReader.ts';
+
+export interface StoredListsDeps {
+  readonly pool: pg.Pool;
+  /** The bus: evictions, returns and soft deletes feed the eviction mask. */
+  readonly events$: Observable<FleetEvent>;
+  readonly now: () => number;
+  readonly logger: Logger;
+  readonly disconnectAfterMs: number;
+  /** A regex term whose attribute has more distinct candidate values than this is judged row by row. */
+  readonly maxDistinctValues?: number;
+}
+
+export interface PgStoredLists extends StoredLists {
+  /** True when `stored` is the copy of an agent this replica evicted (the single read hides it too). */
+  hides(stored: AgentState): boolean;
+  /** Wraps one store read so the mask knows when reads start and complete. */
+  reading<T>(read: () => Promise<T>): Promise<T>;
+  stop(): void;
+}
+
+/** Rows per chunk when most candidates may be refused by the service, and the most for any chunk. */
+const candidateChunk = 2000;
+
+/** The default of StoredListsDeps.maxDistinctValues. */
+const distinctValuesLimit = 10_000;
+
+type Resolution = ReadonlyMap<FilterTerm, ResolvedTerm> | undefined;
+
+export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
+  const { pool, now, disconnectAfterMs } = deps;
+  const maxDistinctValues = deps.maxDistinctValues ?? distinctValuesLimit;
+  const mask = createEvictionMask();
+  let readsStarted = 0;
+
+  const query = async (sql: Sql) =>
+    (await pool.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })).rows;
+
+  /**
+   * RE2's verdict on every distinct candidate value of each regex term PostgreSQL cannot evaluate
+   * itself, so the term becomes an exact condition; undefined when a term has too many values.
+   * Once per list (the filter object is the request's): its scan and its count share it.
+   */
+  const resolutions = new WeakMap<FleetFilter, Promise<Resolution>>();
+  async function resolve(filter: FleetFilter, at: number): Promise<Resolution> {
+    const candidates = filterSql(filter, { firstParam: 3, now: at, disconnectAfterMs });
+    if (candidates.regexTerms.length === 0) return undefined;
+    const resolved = new Map<FilterTerm, ResolvedTerm>();
+    for (const term of candidates.regexTerms) {
+      const compiled = compileValueTest(term.matcher);
+      if (!compiled.ok) return undefined;
+      const rows = await query(distinctValuesSql(candidates, term.matcher.key, maxDistinctValues + 1));
+      if (rows.length > maxDistinctValues) return undefined;
+      const test = compiled.value;
+      const accepted: string[] = [];
+      for (const [v] of rows) if (typeof v === 'string' && test(v)) accepted.push(v);
+      resolved.set(term, { accepted, acceptsMissing: test(undefined) });
+    }
+    return resolved;
+  }
+
+  async function conditionsFor(filter: FleetFilter, firstParam: number, at: number): Promise<FilterSql> {
+    const options = { firstParam, now: at, disconnectAfterMs };
+    const plain = filterSql(filter, options);
+    if (plain.regexTerms.length === 0) return plain;
+    let resolution = resolutions.get(filter);
+    if (resolution === undefined) {
+      resolution = resolve(filter, at);
+      resolutions.set(filter, resolution);
+    }
+    const resolved = await resolution;
+    return resolved === undefined ? plain : filterSql(filter, { ...options, resolved });
+  }
+
+  async function reading<T>(read: () => Promise<T>): Promise<T> {
+    const started = ++readsStarted;
+    const result = await read();
+    mask.readCompleted(started);
+    return result;
+  }
+
+  async function scanRows(
+    filter: FleetFilter,
+    skip: (uid: InstanceUid) => boolean,
+    visit: (agent: AgentState) => boolean | void,
+    chunkHint: number,
+  ): Promise<void> {
+    const at = now();
+    const conditions = await conditionsFor(filter, 3, at);
+    // An exact filter refuses only the registry's and masked agents: a page needs few more rows.
+    let chunk = conditions.exact ? Math.min(candidateChunk, Math.max(64, chunkHint + 16)) : candidateChunk;
+    let after = '';
+    for (;;) {
+      const rows = await query(pageCandidatesSql(conditions, after, chunk));
+      for (const row of rows) {
+        const agent = agentFromListRow(row, { now: at, disconnectAfterMs });
+        after = agent.uid;
+        if (mask.hides(agent) || skip(agent.uid) || !filter.matches(agent)) continue;
+        if (visit(agent) === false) return;
+      }
+      if (rows.length < chunk) return;
+      chunk = Math.min(candidateChunk, chunk * 4);
+    }
+  }
+
+  async function count(filter: FleetFilter, local: readonly InstanceUid[]): Promise<number> {
+    const conditions = await conditionsFor(filter, countFirstParam, now());
+    if (!conditions.exact) {
+      const skipped = new Set(local);
+      let n = 0;
+      await scanRows(
+        filter,
+        (uid) => skipped.has(uid),
+        () => void n++,
+        candidateChunk,
+      );
+      return n;
+    }
+    const uids: string[] = [];
+    const lastSeen: number[] = [];
+    mask.forEach((uid, seen) => {
+      uids.push(uid);
+      lastSeen.push(seen);
+    });
+    const [[n]] = (await query(countSql(conditions, local, uids, lastSeen))) as [[number]];
+    return n;
+  }
+
+  function follow(event: FleetEvent): void {
+    try {
+      if (event.type === 'AgentEvicted') mask.evicted(event.data.uid, event.data.lastSeen);
+      else if (event.type === 'AgentConnected') mask.returned(event.data.uid);
+      else if (event.type === 'AgentsSoftDeleted') mask.softDeleted(event.data.uids, readsStarted);
+    } catch (error) {
+      deps.logger.error({ err: error }, 'eviction mask failed');
+    }
+  }
+  const subscription = deps.events$.subscribe(follow);
+
+  return {
+    scan: (filter, skip, visit, expected = 0) => reading(() => scanRows(filter, skip, visit, expected)),
+    count: (filter, local) => reading(() => count(filter, local)),
+    hides: (stored) => mask.hides(stored),
+    reading,
+    stop: () => subscription.unsubscribe(),
+  };
+}

@@ -1,0 +1,90 @@
+// Fleet lists over a database store (SPEC durability rules 4-6): the registry's matches (already
+// in instance_uid order) interleaved with the store's keyset scan of its own, the stored copy of
+// an agent the registry holds left out by the scan (the local entry wins, matching or not). A page
+// reads the store only up to offset + limit merged agents; its total is the registry's matches
+// plus the store's count of the agents it adds, the two store reads running side by side.
+//
+// listAll (the web UI sorts by other columns before paging; config previews count targets) reads
+// at most `listAllLimit` merged agents: past that the set is cut and marked `partial` and
+// `limited`, so a page over a million stored agents never holds them all (docs/persistence.md).
+
+import type { InstanceUid } from '../../events/ids.ts';
+import type { StoredLists } from '../../persistence/agents/storeReader.ts';
+import type { AgentState } from '../../projections/agent/agentState.ts';
+import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
+import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { Page } from '../query/page.ts';
+
+/** The most agents listAll returns from a database store's list. */
+export const listAllLimit = 50_000;
+
+/**
+ * Visits the merged set in instance_uid order until `visit` returns false: `local` are the
+ * registry's matches in order, `expected` how many the caller will take.
+ */
+async function forEachMergedStored(
+  lists: StoredLists,
+  registry: Registry,
+  local: readonly AgentState[],
+  filter: FleetFilter,
+  expected: number,
+  visit: (agent: AgentState) => boolean,
+): Promise<void> {
+  let i = 0;
+  let going = true;
+  const held = (uid: InstanceUid) => registry.get(uid) !== undefined;
+  await lists.scan(
+    filter,
+    held,
+    (agent) => {
+      for (; going && i < local.length && local[i]!.uid < agent.uid; i++) going = visit(local[i]!);
+      if (going) going = visit(agent);
+      return going;
+    },
+    expected,
+  );
+  for (; going && i < local.length; i++) going = visit(local[i]!);
+}
+
+export async function storedListPage(
+  lists: StoredLists,
+  registry: Registry,
+  local: readonly AgentState[],
+  filter: FleetFilter,
+  page: Page,
+): Promise<{ agents: AgentState[]; total: number; partial: boolean }> {
+  const agents: AgentState[] = [];
+  const end = page.offset + page.limit;
+  let seen = 0;
+  const localUids: InstanceUid[] = [];
+  registry.forEachOrdered((agent) => void localUids.push(agent.uid));
+  const [stored] = await Promise.all([
+    lists.count(filter, localUids),
+    end === 0
+      ? undefined
+      : forEachMergedStored(lists, registry, local, filter, end, (agent) => {
+          if (seen >= page.offset) agents.push(agent);
+          return ++seen < end;
+        }),
+  ]);
+  return { agents, total: local.length + stored, partial: false };
+}
+
+export async function storedListAll(
+  lists: StoredLists,
+  registry: Registry,
+  local: readonly AgentState[],
+  filter: FleetFilter,
+): Promise<{ agents: AgentState[]; partial: boolean; limited?: boolean }> {
+  const agents: AgentState[] = [];
+  let limited = false;
+  await forEachMergedStored(lists, registry, local, filter, listAllLimit, (agent) => {
+    if (agents.length === listAllLimit) {
+      limited = true;
+      return false;
+    }
+    agents.push(agent);
+    return true;
+  });
+  return limited ? { agents, partial: true, limited } : { agents, partial: false };
+}
