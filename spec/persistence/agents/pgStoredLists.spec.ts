@@ -6,7 +6,10 @@ import { Subject } from 'rxjs';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { createPgStoreReader } from '../../../src/persistence/agents/pgStoreReader.ts';
 import type { PgStoredLists } from '../../../src/persistence/agents/pgStoredLists.ts';
+import { createEventBus } from '../../../src/events/bus.ts';
 import { matchAll } from '../../../src/projections/filter/fleetFilter.ts';
+import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
+import { createFleetReader } from '../../../src/web/read/fleetReader.ts';
 import { testSession } from '../../support/agentFixture.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { agent, storeFixture, uidOf, type StoreFixture } from './storeFixtures.ts';
@@ -88,5 +91,30 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     expect(await lists.count(matchAll, [])).to.equal(1);
     events.next({ type: 'AgentConnected', at: 9500, data: { uid: uidOf(1), session: testSession } });
     expect(await uids(lists)).to.deep.equal([uidOf(1), uidOf(2)]);
+  });
+
+  it('gives job targets and config counts every stored agent, and cuts only where a caller asks', async () => {
+    // 2,500 agents: more than one of the scan's chunks (2,000 rows).
+    const stored = Array.from({ length: 2500 }, (_, i) => agent(i + 1));
+    for (let i = 0; i < stored.length; i += 500) await store.writer.saveAgents(stored.slice(i, i + 500));
+    lists = store.lists();
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    const reader = createFleetReader({
+      registry,
+      store: createPgStoreReader(store.pools.read, {
+        lists,
+        now: () => store.clock.now,
+        disconnectAfterMs: 45_000,
+      }),
+    });
+    const all = await reader.listAll(matchAll, 'api');
+    expect(all.agents.length).to.equal(2500);
+    expect(all.partial).to.equal(false);
+    const cut = await reader.listAll(matchAll, 'ui', 100);
+    expect(cut.agents.map((a) => a.uid)).to.deep.equal(stored.slice(0, 100).map((a) => a.uid));
+    expect(cut.limited).to.equal(true);
+    expect(cut.partial).to.equal(true);
+    bus.close();
   });
 });

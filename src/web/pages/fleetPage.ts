@@ -12,6 +12,7 @@ import { agentRow, tableLocals } from './fleetModel.ts';
 import { historyLocals } from './charts/historyCharts.ts';
 import { sendHtml, type PagesDeps } from './pageContext.ts';
 import { sortAgents } from './sortAgents.ts';
+import { listAllLimit } from '../read/storedLists.ts';
 
 const stateOf = (deps: PagesDeps) => (agent: AgentState) =>
   configStateOf(agent, deps.desired.desiredFor(agent));
@@ -20,7 +21,7 @@ async function tableFor(deps: PagesDeps, req: FleetRequest) {
   if (req.filter === undefined || req.error !== undefined) {
     return tableLocals(req, { rows: [], total: 0 }, false, req.error ?? 'invalid filter');
   }
-  const set = await deps.reader.listAll(req.filter, 'ui');
+  const set = await deps.reader.listAll(req.filter, 'ui', listAllLimit);
   const sorted = sortAgents(set.agents, req.sort);
   const { offset, limit } = req.page;
   const configState = stateOf(deps);

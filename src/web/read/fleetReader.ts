@@ -49,15 +49,15 @@ export interface FleetSet {
   /** The whole filtered set in ascending instance_uid order. */
   readonly agents: AgentState[];
   readonly partial: boolean;
-  /** Cut at storedLists.ts's listAllLimit (then also `partial`): the store holds more. */
+  /** Cut at the caller's `limit` (then also `partial`): the store holds more. */
   readonly limited?: boolean;
 }
 
 export interface FleetReader {
   /** One page of the filtered fleet (GET /api/agents). */
   listPage(filter: FleetFilter, page: Page, surface: ReadSurface): Promise<FleetPage>;
-  /** The whole filtered fleet, for callers that sort by other columns before paging (the UI). */
-  listAll(filter: FleetFilter, surface: ReadSurface): Promise<FleetSet>;
+  /** The whole filtered fleet (job targets, config counts; the UI, which sorts before paging, passes a `limit`). */
+  listAll(filter: FleetFilter, surface: ReadSurface, limit?: number): Promise<FleetSet>;
   /** Registry first, then the store once (rule 3). Undefined when absent; rejects on a store error. */
   getAgent(uid: InstanceUid): Promise<AgentState | undefined>;
 }
@@ -214,11 +214,11 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
     return Promise.resolve({ agents, total, partial: false });
   }
 
-  function listAll(filter: FleetFilter, surface: ReadSurface): Promise<FleetSet> {
+  function listAll(filter: FleetFilter, surface: ReadSurface, limit = Infinity): Promise<FleetSet> {
     const lists = store?.lists;
     if (lists !== undefined) {
       const local = localMatches(filter);
-      return storedListAll(lists, registry, local, filter).catch((error: unknown) => {
+      return storedListAll(lists, registry, local, filter, limit).catch((error: unknown) => {
         fellBack(surface, error);
         return { agents: local, partial: true };
       });

@@ -4,9 +4,10 @@
 // reads the store only up to offset + limit merged agents; its total is the registry's matches
 // plus the store's count of the agents it adds, the two store reads running side by side.
 //
-// listAll (the web UI sorts by other columns before paging; config previews count targets) reads
-// at most `listAllLimit` merged agents: past that the set is cut and marked `partial` and
-// `limited`, so a page over a million stored agents never holds them all (docs/persistence.md).
+// listAll reads the whole merged set for job targets and config counts, which must see every agent.
+// The web UI's fleet page (it sorts by other columns before paging) asks for at most `listAllLimit`
+// merged agents: past that the set is cut and marked `partial` and `limited`, so a page over a
+// million stored agents never holds them all (docs/persistence.md).
 
 import type { InstanceUid } from '../../events/ids.ts';
 import type { StoredLists } from '../../persistence/agents/storeReader.ts';
@@ -15,7 +16,7 @@ import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
 import type { Registry } from '../../projections/registry/registryProjection.ts';
 import type { Page } from '../query/page.ts';
 
-/** The most agents listAll returns from a database store's list. */
+/** The most agents the fleet page asks listAll for from a database store's list. */
 export const listAllLimit = 50_000;
 
 /**
@@ -75,11 +76,12 @@ export async function storedListAll(
   registry: Registry,
   local: readonly AgentState[],
   filter: FleetFilter,
+  limit: number,
 ): Promise<{ agents: AgentState[]; partial: boolean; limited?: boolean }> {
   const agents: AgentState[] = [];
   let limited = false;
-  await forEachMergedStored(lists, registry, local, filter, listAllLimit, (agent) => {
-    if (agents.length === listAllLimit) {
+  await forEachMergedStored(lists, registry, local, filter, Math.min(limit, 1_000_000), (agent) => {
+    if (agents.length === limit) {
       limited = true;
       return false;
     }
