@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import { WriteTimeoutError } from '../../../src/persistence/database/writeOp.ts';
-import { eventually } from '../eventually.ts';
+import { agentColumns, sessionColumns } from '../../../src/persistence/agents/agentColumns.ts';
+import { upsertAgentsSql, upsertSessionsSql } from '../../../src/persistence/agents/agentWriteSql.ts';
 import { agent, storeFixture, uidOf, type StoreFixture } from './storeFixtures.ts';
 
 describe('agent store on PostgreSQL (durability rules 11-17)', () => {
@@ -222,39 +223,41 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     expect((await sessionRow(1))?.connected).to.equal(true);
   });
 
-  it('stamps every agent and session write with its transaction id and notifies at commit', async () => {
-    const listener = await db.client();
-    const heard: string[] = [];
-    listener.on('notification', (n) => heard.push(n.channel));
-    await listener.query('LISTEN svc_agents_flushed');
-    const positions = async () => {
-      const [r] = await store.query<{ agent: string; session: string }>(
-        `SELECT a.change_xid::text AS agent, s.change_xid::text AS session
-         FROM agents a JOIN agent_session s USING (instance_uid) WHERE instance_uid = $1`,
-        [uidOf(1)],
-      );
-      return { agent: BigInt(r!.agent), session: BigInt(r!.session) };
-    };
+  it('refreshes a session and saves an agent with unchanged attributes as heap-only updates', async () => {
+    // An update that changes an indexed column adds an entry to every index of its table; the
+    // session refresh (every connected agent, every keepalive) and a health flip must not.
+    await store.writer.saveAgents([agent(1, { lastSeen: 1000 })]);
+    const client = await db.client();
     try {
-      await store.writer.saveAgents([agent(1, { lastSeen: 1000 })]);
-      const inserted = await positions();
-      expect(inserted.session).to.equal(inserted.agent);
-      await store.writer.saveAgents([agent(1, { lastSeen: 2000 })]);
-      const updated = await positions();
-      expect(updated.agent > inserted.agent && updated.session === updated.agent).to.equal(true);
-      await store.writer.saveSessions([agent(1, { lastSeen: 3000 })]);
-      const refreshed = await positions();
-      expect(refreshed.session > updated.session && refreshed.agent === updated.agent).to.equal(true);
-      // A declined write stamps and notifies nothing.
-      await store.writer.saveAgents([agent(1, { lastSeen: 1500 })]);
-      expect(await positions()).to.deep.equal(refreshed);
-      await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen: 2000, at: 5000 }]);
-      expect((await positions()).agent > refreshed.session).to.equal(true);
-      await eventually(() => Promise.resolve(heard.length >= 4 && heard), 'the notifications');
-      await listener.query('SELECT 1');
-      expect(heard).to.deep.equal(Array.from({ length: 4 }, () => 'svc_agents_flushed'));
+      await client.query('BEGIN');
+      const refreshed = await client.query(upsertSessionsSql(sessionColumns([agent(1, { lastSeen: 3000 })])));
+      expect(refreshed.rowCount).to.equal(1);
+      const flipped = await client.query(
+        upsertAgentsSql(
+          agentColumns([
+            agent(1, {
+              lastSeen: 4000,
+              health: {
+                healthy: false,
+                startTimeNanos: 0n,
+                lastError: 'down',
+                status: '',
+                statusTimeNanos: 0n,
+                components: {},
+              },
+            }),
+          ]),
+        ),
+      );
+      expect(flipped.rowCount).to.equal(1);
+      const { rows } = await client.query<{ session: string; agents: string }>(
+        `SELECT pg_stat_get_xact_tuples_hot_updated('agent_session'::regclass) AS session,
+                pg_stat_get_xact_tuples_hot_updated('agents'::regclass) AS agents`,
+      );
+      expect(rows[0]).to.deep.equal({ session: '1', agents: '1' });
     } finally {
-      await listener.end();
+      await client.query('ROLLBACK');
+      await client.end();
     }
   });
 

@@ -1,8 +1,8 @@
 // The write statements (SPEC durability rules 11-17), as pure functions returning { text, values }.
 // Every batch passes one array per column through UNNEST, so the text is the same for 1 or 100,000
-// agents. Times travel as Unix ms (float8) and become timestamptz here. Every statement that writes
-// an agents or agent_session row stamps change_xid with its transaction id (the column default on
-// insert, `changeXid` on update): the list mirror reads rows by that position (agentReadSql.ts).
+// agents. Times travel as Unix ms (float8) and become timestamptz here. No statement touches a
+// column only bookkeeping reads (migrations/00019-drop-change-positions.sql): an update that changes
+// no indexed column stays heap-only.
 
 import type { AgentColumns, ConfigColumns, SessionColumns } from './agentColumns.ts';
 import { arrayLiteral } from '../database/arrayLiteral.ts';
@@ -10,12 +10,6 @@ import type { Eviction } from '../../projections/changeTracker/changeTracker.ts'
 import type { Sql } from '../database/sql.ts';
 
 const ts = (expr: string) => `to_timestamp(${expr} / 1000.0)`;
-
-/** The change position every update stamps (migrations/00005-change-positions.sql). */
-export const changeXid = 'change_xid = pg_current_xact_id()';
-
-/** The channel each write transaction notifies at commit, so siblings' mirrors catch up at once. */
-export const agentsFlushedChannel = 'svc_agents_flushed';
 
 /**
  * Guarded upsert (rules 11, 13): a stored row changes only when its updated_at is older than the
@@ -50,8 +44,7 @@ ON CONFLICT (instance_uid) DO UPDATE SET
   reserved_attribute_conflicts = EXCLUDED.reserved_attribute_conflicts,
   compliance_updated_at = EXCLUDED.compliance_updated_at, packages = EXCLUDED.packages,
   remote_config_hash = EXCLUDED.remote_config_hash, remote_config_status = EXCLUDED.remote_config_status,
-  remote_config_error = EXCLUDED.remote_config_error, evicted_at = NULL, updated_at = EXCLUDED.updated_at,
-  ${changeXid}
+  remote_config_error = EXCLUDED.remote_config_error, evicted_at = NULL, updated_at = EXCLUDED.updated_at
 WHERE a.updated_at < EXCLUDED.updated_at
 RETURNING a.instance_uid`,
     values: [
@@ -108,7 +101,7 @@ ON CONFLICT (instance_uid) DO UPDATE SET
   via_gateway = EXCLUDED.via_gateway, transport = EXCLUDED.transport,
   description_reported = EXCLUDED.description_reported, sequence_num = EXCLUDED.sequence_num,
   connection_changed_at = EXCLUDED.connection_changed_at, updated_at = EXCLUDED.updated_at,
-  alive_at = EXCLUDED.alive_at, ${changeXid}
+  alive_at = EXCLUDED.alive_at
 WHERE (s.updated_at, s.connection_changed_at, s.alive_at)
   < (EXCLUDED.updated_at, EXCLUDED.connection_changed_at, EXCLUDED.alive_at)${returning}`,
     values: [
@@ -177,7 +170,7 @@ WHERE (c.body, c.content_type) IS DISTINCT FROM (EXCLUDED.body, EXCLUDED.content
  */
 export function softDeleteSql(evictions: readonly Eviction[]): Sql {
   return {
-    text: `UPDATE agents a SET evicted_at = ${ts('e.at')}, ${changeXid}
+    text: `UPDATE agents a SET evicted_at = ${ts('e.at')}
 FROM UNNEST($1::text[], $2::float8[], $3::float8[]) AS e(uid, last_seen, at)
 WHERE a.instance_uid = e.uid AND a.evicted_at IS NULL AND a.updated_at <= ${ts('e.last_seen')}
 RETURNING a.instance_uid`,

@@ -1,8 +1,7 @@
 // The write side of the agent store: guarded saves, soft deletes, session refreshes, purge. Each
 // batch is split into chunks; each chunk is one transaction of a few UNNEST statements (never one
-// round trip per agent), bounded by the write timeout and retried (writeOp.ts). A transaction that
-// changed rows notifies `agentsFlushedChannel`, delivered at its commit: the mirrors of sibling
-// replicas then catch up at once instead of on their next tick.
+// round trip per agent), bounded by the write timeout and retried (writeOp.ts). Siblings need no
+// notice: their fleet lists read the tables at request time (pgStoredLists.ts).
 
 import type pg from 'pg';
 import type { AgentState } from '../../projections/agent/agentState.ts';
@@ -10,10 +9,8 @@ import type { Eviction } from '../../projections/changeTracker/changeTracker.ts'
 import type { Sql } from '../database/sql.ts';
 import { agentColumns, configColumns, sessionColumns } from './agentColumns.ts';
 import type { AliveTimes } from './sessionLedger.ts';
-import { notifySql } from '../database/notifications.ts';
 import { runWrite, type ObserveWrite, type WritePolicy } from '../database/writeOp.ts';
 import {
-  agentsFlushedChannel,
   deleteStaleConfigsSql,
   purgeSql,
   softDeleteSql,
@@ -55,11 +52,9 @@ export interface AgentWriterOptions {
 
 const uidsOf = (rows: readonly { instance_uid: string }[]) => rows.map((r) => r.instance_uid);
 
-/** Runs a statement returning changed uids and notifies the siblings when it changed any. */
+/** Runs a statement returning changed uids. */
 async function changedRows(client: pg.PoolClient, sql: Sql): Promise<Set<string>> {
-  const changed = new Set(uidsOf((await client.query<{ instance_uid: string }>(sql)).rows));
-  if (changed.size > 0) await client.query(notifySql(agentsFlushedChannel));
-  return changed;
+  return new Set(uidsOf((await client.query<{ instance_uid: string }>(sql)).rows));
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
