@@ -23,6 +23,8 @@ export interface TransportContext {
   readonly url: URL;
   readonly stats: SimStats;
   readonly localAddresses: readonly string[];
+  /** An enrollment token (agents.tokens) every WebSocket upgrade presents as a bearer token. */
+  readonly token?: string;
   /** Called when a reply asks the agent for its full state (real agents send it at once). */
   readonly onFullStateRequested?: (agent: SimAgent) => void;
   /** Called when a reply brings a new remote config (the agent reports APPLYING, then applies it). */
@@ -50,6 +52,16 @@ function handleReply(agent: SimAgent, ctx: TransportContext, bytes: Uint8Array):
 
 const wsUrl = (url: URL) => new URL('/v1/opamp', url).href.replace(/^http/, 'ws');
 
+/** The ws client's options: no compression, the next source address, the token if there is one. */
+function wsOptions(ctx: TransportContext) {
+  const localAddress = sourceAddress(ctx);
+  return {
+    perMessageDeflate: false,
+    ...(localAddress && { localAddress }),
+    ...(ctx.token !== undefined && { headers: { Authorization: `Bearer ${ctx.token}` } }),
+  };
+}
+
 export function wsChannel(ctx: TransportContext, agent: SimAgent): Channel {
   let ws: WebSocket | undefined;
   let closing = false;
@@ -59,11 +71,7 @@ export function wsChannel(ctx: TransportContext, agent: SimAgent): Channel {
     },
     open() {
       closing = false;
-      const localAddress = sourceAddress(ctx);
-      const socket = new WebSocket(wsUrl(ctx.url), {
-        perMessageDeflate: false,
-        ...(localAddress && { localAddress }),
-      });
+      const socket = new WebSocket(wsUrl(ctx.url), wsOptions(ctx));
       ws = socket;
       socket.on('message', (data: Buffer) => {
         const u = unframe(new Uint8Array(data));
@@ -209,21 +217,26 @@ export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-ga
 /** A bare framed WebSocket for the gateway's upstream. */
 function wsChannelRaw(ctx: TransportContext) {
   let ws: WebSocket | undefined;
+  let closing = false;
   const raw = {
     onMessage: (_bytes: Uint8Array): void => undefined,
     get isOpen() {
       return ws?.readyState === WebSocket.OPEN;
     },
     open(): Promise<void> {
-      const localAddress = sourceAddress(ctx);
-      ws = new WebSocket(wsUrl(ctx.url), { perMessageDeflate: false, ...(localAddress && { localAddress }) });
+      ws = new WebSocket(wsUrl(ctx.url), wsOptions(ctx));
       ws.on('message', (data: Buffer) => {
         const u = unframe(new Uint8Array(data));
         if (u.ok) raw.onMessage(u.payload);
       });
       const socket = ws;
+      // A gateway the server closes takes every agent it relays with it: count it, with the close code.
+      let opened = false;
+      socket.on('close', (code: number) => {
+        if (opened && !closing) countError(ctx.stats, `gateway_closed_${code}`);
+      });
       return new Promise((resolve, reject) => {
-        socket.once('open', () => resolve());
+        socket.once('open', () => ((opened = true), resolve()));
         socket.once('error', reject);
       });
     },
@@ -231,6 +244,7 @@ function wsChannelRaw(ctx: TransportContext) {
       if (ws?.readyState === WebSocket.OPEN) ws.send(frame(bytes));
     },
     close() {
+      closing = true;
       ws?.close();
     },
   };
