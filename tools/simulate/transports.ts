@@ -154,12 +154,19 @@ export interface Gateway {
   close(): void;
 }
 
-/** One upstream WebSocket relaying many agents; each agent is admitted by a connect handshake first. */
+/**
+ * One upstream WebSocket relaying many agents; each agent is admitted by a connect handshake first.
+ * When the server closes the upstream, the gateway opens it again a second later, as a real gateway
+ * would, and its agents are admitted again as each one's next heartbeat finds it down.
+ */
 export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-gateway'): Gateway {
   const upstream = wsChannelRaw(ctx);
   const agents = new Map<string, SimAgent>();
-  const waiting = new Map<string, (accepted: boolean) => void>();
+  const waiting = new Map<string, (accepted: boolean | undefined) => void>();
   let requests = 0;
+  /** Which upstream connection an agent was admitted on: admissions end with it. */
+  let generation = 0;
+  let reopening: Promise<void> | undefined;
   upstream.onMessage = (bytes) => {
     const reply = decodeServerToAgent(bytes);
     const cm = reply.customMessage;
@@ -172,16 +179,28 @@ export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-ga
     const agent = agents.get(Buffer.from(reply.instanceUid ?? []).toString('hex'));
     if (agent) handleReply(agent, ctx, bytes);
   };
+  upstream.onClose = () => {
+    generation++;
+    agents.clear();
+    for (const answer of waiting.values()) answer(undefined);
+    waiting.clear();
+    reopening = new Promise<void>((resolve) => setTimeout(resolve, 1000))
+      .then(() => upstream.open())
+      .catch(() => countError(ctx.stats, 'gateway_reopen_failed'))
+      .finally(() => (reopening = undefined));
+  };
   return {
     open: () => upstream.open(),
     close: () => upstream.close(),
     channel(agent) {
-      let admitted = false;
+      let admittedOn = -1;
       return {
         get isOpen() {
-          return admitted && upstream.isOpen;
+          return admittedOn === generation && upstream.isOpen;
         },
         async open() {
+          if (reopening) await reopening;
+          if (!upstream.isOpen) throw new Error('gateway down');
           const request_uid = `r${++requests}`;
           const data = Buffer.from(
             JSON.stringify({
@@ -190,23 +209,27 @@ export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-ga
               headers: {},
             }),
           );
-          const accepted = new Promise<boolean>((resolve) => waiting.set(request_uid, resolve));
+          const accepted = new Promise<boolean | undefined>((resolve) => waiting.set(request_uid, resolve));
+          const on = generation;
           upstream.send(encodeAgentToServer({ customMessage: { capability, type: 'connect', data } }));
-          if (!(await accepted)) {
+          const answer = await accepted;
+          if (answer === undefined) throw new Error('gateway closed before the answer');
+          if (!answer) {
             countError(ctx.stats, 'gateway_rejected');
             throw new Error('gateway connect rejected');
           }
           agents.set(agent.uidKey, agent);
-          admitted = true;
+          admittedOn = on;
         },
         send(bytes) {
-          if (!admitted || !upstream.isOpen) return countError(ctx.stats, 'send_while_closed');
+          if (admittedOn !== generation || !upstream.isOpen)
+            return countError(ctx.stats, 'send_while_closed');
           agent.pending.push(performance.now());
           ctx.stats.sent++;
           upstream.send(bytes);
         },
         close() {
-          admitted = false;
+          admittedOn = -1;
           agents.delete(agent.uidKey);
         },
       };
@@ -220,10 +243,13 @@ function wsChannelRaw(ctx: TransportContext) {
   let closing = false;
   const raw = {
     onMessage: (_bytes: Uint8Array): void => undefined,
+    /** The server closed the connection (not close()). */
+    onClose: (): void => undefined,
     get isOpen() {
       return ws?.readyState === WebSocket.OPEN;
     },
     open(): Promise<void> {
+      closing = false;
       ws = new WebSocket(wsUrl(ctx.url), wsOptions(ctx));
       ws.on('message', (data: Buffer) => {
         const u = unframe(new Uint8Array(data));
@@ -233,7 +259,9 @@ function wsChannelRaw(ctx: TransportContext) {
       // A gateway the server closes takes every agent it relays with it: count it, with the close code.
       let opened = false;
       socket.on('close', (code: number) => {
-        if (opened && !closing) countError(ctx.stats, `gateway_closed_${code}`);
+        if (!opened || closing) return;
+        countError(ctx.stats, `gateway_closed_${code}`);
+        raw.onClose();
       });
       return new Promise((resolve, reject) => {
         socket.once('open', () => ((opened = true), resolve()));

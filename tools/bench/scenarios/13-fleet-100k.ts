@@ -114,19 +114,19 @@ async function run(ctx: BenchContext) {
     const up = await waitFor(
       async () => {
         last = await snapshots();
-        return sum(last, (s) => s.configs.applied) >= shape.agents * settledShare;
+        const enough = shape.agents * settledShare;
+        return sum(last, (s) => s.connected) >= enough && sum(last, (s) => s.configs.applied) >= enough;
       },
-      ctx.quick ? 120_000 : 420_000,
+      ctx.quick ? 60_000 : 300_000,
       1000,
     );
     const connectSeconds = (performance.now() - t0) / 1000;
     ctx.log(
       `  ${sum(last, (s) => s.connected)} connected, ${sum(last, (s) => s.configs.applied)} applied r1 in ${round(connectSeconds, 1)} s`,
     );
-    if (!up)
-      throw new Error(
-        `the fleet did not settle: ${JSON.stringify(last.map((s) => ({ connected: s.connected, errors: s.errorKinds })))}`,
-      );
+    // Not settled (gateways closed while their ids were bound, say): measure the rollout anyway on
+    // what is connected; the report says how many were.
+    if (!up) ctx.log(`  the fleet did not settle: ${JSON.stringify(last.map((s) => s.errorKinds))}`);
     await sleep(ctx.quick ? 2000 : 10_000);
     const mem = memoryKiB(server.pid);
     const connected = sum(await snapshots(), (s) => s.connected);
@@ -162,7 +162,7 @@ async function run(ctx: BenchContext) {
         [status, counts] = [String(j.status), c];
         return finished.has(status);
       },
-      ctx.quick ? 120_000 : 600_000,
+      ctx.quick ? 90_000 : 240_000,
       250,
     );
     const doneAt = performance.now();
@@ -174,6 +174,7 @@ async function run(ctx: BenchContext) {
     const refused = await refusals(server.telemetryUrl);
     return {
       shape,
+      settled: up,
       rssBefore,
       mem,
       connected,

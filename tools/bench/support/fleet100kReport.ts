@@ -24,7 +24,7 @@ export function report(
     rows: [
       {
         fleet: `${shape.agents}: ${shape.direct} direct + ${shape.relayed} via ${shape.gateways} gateways`,
-        'agents connected': r.connected,
+        'agents connected': `${r.connected}${r.settled ? '' : ' (did not settle)'}`,
         'RSS before → with fleet MiB': `${round(r.rssBefore / 1024)} → ${round(r.mem.rss / 1024)}`,
         'RSS per agent KiB': round(perAgentKiB, 2),
         'peak RSS MiB': round(r.mem.peak / 1024),
