@@ -12,7 +12,7 @@ import { cpuSeconds, memoryKiB } from '../support/procStats.ts';
 import { openBenchDatabase } from '../persistence/benchDatabase.ts';
 import { benchToken } from '../support/benchToken.ts';
 import { startFleetProcess, type FleetProcess } from '../support/fleetProcess.ts';
-import { p99, startListProbe } from '../support/listProbe.ts';
+import { startListProbe } from '../support/listProbe.ts';
 import type { FleetSnapshot } from '../../simulate/fleet.ts';
 import { report } from '../support/fleet100kReport.ts';
 
