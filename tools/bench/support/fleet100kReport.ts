@@ -19,7 +19,8 @@ export function report(
   const errors = r.fleetErrors + r.lists.errors + refused;
   const targets = Object.values(r.counts).reduce((a, b) => a + b, 0);
   const cpuPerMessageUs = (r.cpu / Math.max(r.messages, 1)) * 1e6;
-  const verdict = (ok: boolean) => (ok ? 'met' : 'not met');
+  // A quick run's 2,000 agents say nothing about 100,000: its goal lines are printed, not judged.
+  const verdict = (ok: boolean) => (ctx.quick ? 'not judged (quick run)' : ok ? 'met' : 'not met');
   return {
     rows: [
       {
@@ -50,7 +51,7 @@ export function report(
       `errors: the fleet's (${JSON.stringify(r.errorKinds)}), list answers other than 200 (${r.lists.errors}), and svc_opamp_refused_total at the end (${JSON.stringify(r.refused)})`,
     ],
     goals: [
-      `RSS with 100,000 agents ≤ 1 GiB: ${verdict(r.mem.rss <= GiB && shape.agents === 100_000)} (${round(r.mem.rss / 1024)} MiB with ${r.connected} agents)`,
+      `RSS with 100,000 agents ≤ 1 GiB: ${verdict(r.mem.rss <= GiB)} (${round(r.mem.rss / 1024)} MiB with ${r.connected} agents)`,
       `list p99 during the rollout ≤ 50 ms: ${verdict(listP99 <= 50)} (${round(listP99, 1)} ms)`,
       // A target that churn replaced never applies; the gates let such failures through, so the job
       // ends awaiting promotion rather than succeeded, and the rollout still reached everyone else.
