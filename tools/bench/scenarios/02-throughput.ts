@@ -8,7 +8,7 @@
 import type { BenchContext, ResultRow, Scenario } from '../scenario.ts';
 import { cpuSeconds, memoryKiB } from '../support/procStats.ts';
 import { median, round, sleep } from '../support/numbers.ts';
-import { startLoadProcess } from '../support/loadProcess.ts';
+import { startLoadProcess, type LoadProcess } from '../support/loadProcess.ts';
 import { pairedShares, type PairedShares } from '../support/tokenPairs.ts';
 import { startBare, type ServerProcess } from '../support/serverProcess.ts';
 import type { StatusMix } from '../support/statusMix.ts';
@@ -37,8 +37,9 @@ async function measure(ctx: BenchContext, target: Target) {
     target.server === 'service'
       ? await ctx.startService({ fleet: { heartbeat_interval: '1h' }, ...(target.tokens ? tokenConfig : {}) })
       : await startBare(target.transport === 'ws' ? 'bareWsServer' : 'bareHttpServer');
+  let generator: LoadProcess | undefined;
   try {
-    const generator = await startLoadProcess({
+    generator = await startLoadProcess({
       transport: target.transport,
       url: server.opampUrl,
       connections: target.transport === 'ws' ? load.wsConnections : load.httpAgents,
@@ -61,7 +62,6 @@ async function measure(ctx: BenchContext, target: Target) {
     const replies = end.replies - start.replies;
     const seconds = (performance.now() - t0) / 1000;
     const mem = memoryKiB(server.pid);
-    await generator.stop();
     return {
       perCpuSecond: replies / Math.max(cpu, 0.01),
       perSecond: replies / seconds,
@@ -71,6 +71,7 @@ async function measure(ctx: BenchContext, target: Target) {
       peakKiB: mem.peak,
     };
   } finally {
+    await generator?.stop();
     await server.stop();
   }
 }
