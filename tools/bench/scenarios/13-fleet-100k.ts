@@ -154,9 +154,15 @@ async function run(ctx: BenchContext) {
     let status = '';
     let counts: Record<string, number> = {};
     let lastAppliedAt = armedAt;
+    // A job read that fails is counted (an error of the run) and tried again at the next poll.
+    const jobReadErrors: string[] = [];
     await waitFor(
       async () => {
-        const j = await api('GET', `/api/jobs/${String(job.id)}?limit=1`);
+        const j = await api('GET', `/api/jobs/${String(job.id)}?limit=1`).catch((error: Error) => {
+          jobReadErrors.push(error.message);
+          return undefined;
+        });
+        if (j === undefined) return false;
         const c = (j.target_counts ?? {}) as Record<string, number>;
         if ((c.succeeded ?? 0) > (counts.succeeded ?? 0)) lastAppliedAt = performance.now();
         [status, counts] = [String(j.status), c];
@@ -175,6 +181,7 @@ async function run(ctx: BenchContext) {
     return {
       shape,
       settled: up,
+      jobReadErrors,
       rssBefore,
       mem,
       connected,

@@ -16,7 +16,7 @@ export function report(
   const perAgentKiB = (r.mem.rss - r.rssBefore) / Math.max(r.connected, 1);
   const listP99 = p99(r.lists.all);
   const refused = Object.values(r.refused).reduce((a, b) => a + b, 0);
-  const errors = r.fleetErrors + r.lists.errors + refused;
+  const errors = r.fleetErrors + r.lists.errors + refused + r.jobReadErrors.length;
   const targets = Object.values(r.counts).reduce((a, b) => a + b, 0);
   const cpuPerMessageUs = (r.cpu / Math.max(r.messages, 1)) * 1e6;
   // A quick run's 2,000 agents say nothing about 100,000: its goal lines are printed, not judged.
@@ -48,7 +48,7 @@ export function report(
       `rollout: revision 2 (1 KiB, a draft) of a config kept in PostgreSQL, job filter connected=true, target_mode snapshot, stages 1, 10 %, 50 %, 100 % with no wait, gates ${JSON.stringify(settings.gates)}, apply_timeout ${settings.applyTimeout} (a target churn replaced never applies and fails after it); agents answer APPLYING, then APPLIED 20 ms later; followed by GET /api/jobs/{id} every 250 ms. "last target applied" is when the job's succeeded count last grew; "every target finished" when the job left running (${targets} targets)`,
       `server CPU per message: the server's CPU (utime + stime) from arming to the end, over the messages the fleet sent meanwhile (${r.messages})`,
       `lists: sequential GETs, round robin over ${[...r.lists.byQuery.keys()].join('; ')}, from arming to the end (${r.lists.all.length} requests; p99 per query: ${[...r.lists.byQuery.entries()].map(([k, v]) => `${k} ${round(p99(v), 1)} ms`).join(', ')})`,
-      `errors: the fleet's (${JSON.stringify(r.errorKinds)}), list answers other than 200 (${r.lists.errors}), and svc_opamp_refused_total at the end (${JSON.stringify(r.refused)})`,
+      `errors: the fleet's (${JSON.stringify(r.errorKinds)}), list answers other than 200 (${r.lists.errors}), job reads that failed (${r.jobReadErrors.length}${r.jobReadErrors.length > 0 ? `, first: ${r.jobReadErrors[0]}` : ''}), and svc_opamp_refused_total at the end (${JSON.stringify(r.refused)})`,
     ],
     goals: [
       `RSS with 100,000 agents ≤ 1 GiB: ${verdict(r.mem.rss <= GiB)} (${round(r.mem.rss / 1024)} MiB with ${r.connected} agents)`,
