@@ -12,7 +12,7 @@ import { cpuSeconds, memoryKiB } from '../support/procStats.ts';
 import { openBenchDatabase } from '../persistence/benchDatabase.ts';
 import { benchToken } from '../support/benchToken.ts';
 import { startFleetProcess, type FleetProcess } from '../support/fleetProcess.ts';
-import { startListProbe } from '../support/listProbe.ts';
+import { startListProbe, type ListProbe } from '../support/listProbe.ts';
 import type { FleetSnapshot } from '../../simulate/fleet.ts';
 import { report } from '../support/fleet100kReport.ts';
 
@@ -67,6 +67,7 @@ async function run(ctx: BenchContext) {
     return JSON.parse(text) as Record<string, unknown>;
   };
   const fleets: FleetProcess[] = [];
+  let probe: ListProbe | undefined;
   try {
     await sleep(500);
     const rssBefore = memoryKiB(server.pid).rss;
@@ -148,7 +149,7 @@ async function run(ctx: BenchContext) {
     const before = await snapshots();
     const cpu0 = cpuSeconds(server.pid);
     const loadCpu0 = fleets.reduce((n, f) => n + cpuSeconds(f.pid), 0);
-    const probe = startListProbe(server.uiUrl, queries, headers);
+    probe = startListProbe(server.uiUrl, queries, headers);
     const armedAt = performance.now();
     await api('POST', `/api/jobs/${String(job.id)}/arm`, { target_mode: 'snapshot' });
     let status = '';
@@ -200,6 +201,7 @@ async function run(ctx: BenchContext) {
       restarts: sum(after, (s) => s.restarts),
     };
   } finally {
+    await probe?.stop();
     for (const f of fleets) await f.stop();
     await server.stop();
     await bench.close();

@@ -41,6 +41,8 @@ export function startListProbe(
       byQuery.get(label)!.push(ms);
       all.push(ms);
       if (status !== 200) errorStatuses.push(status);
+      // A refused connection answers at once: pause rather than spin while the server is away.
+      if (status === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   return {
