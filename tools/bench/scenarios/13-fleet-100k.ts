@@ -151,14 +151,19 @@ async function run(ctx: BenchContext) {
     const loadCpu0 = fleets.reduce((n, f) => n + cpuSeconds(f.pid), 0);
     probe = startListProbe(server.uiUrl, queries, headers);
     const armedAt = performance.now();
-    await api('POST', `/api/jobs/${String(job.id)}/arm`, { target_mode: 'snapshot' });
-    let status = '';
+    // An arm the service fails is reported (with the figures measured so far), not thrown.
+    const armError = await api('POST', `/api/jobs/${String(job.id)}/arm`, { target_mode: 'snapshot' }).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    let status = armError === undefined ? '' : `arm failed (${armError})`;
     let counts: Record<string, number> = {};
     let lastAppliedAt = armedAt;
     // A job read that fails is counted (an error of the run) and tried again at the next poll.
     const jobReadErrors: string[] = [];
     await waitFor(
       async () => {
+        if (armError !== undefined) return true;
         const j = await api('GET', `/api/jobs/${String(job.id)}?limit=1`).catch((error: Error) => {
           jobReadErrors.push(error.message);
           return undefined;
