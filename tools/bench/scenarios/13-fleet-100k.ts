@@ -15,6 +15,7 @@ import { startFleetProcess, type FleetProcess } from '../support/fleetProcess.ts
 import { startListProbe, type ListProbe } from '../support/listProbe.ts';
 import type { FleetSnapshot } from '../../simulate/fleet.ts';
 import { report } from '../support/fleet100kReport.ts';
+import { apiClient, refusals } from '../support/serviceApi.ts';
 
 const adminToken = 'bench-fleet-admin';
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -56,16 +57,7 @@ async function run(ctx: BenchContext) {
     fleet: { heartbeat_interval: '30s' },
   });
   const headers = { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' };
-  const api = async (method: string, path: string, json?: unknown) => {
-    const res = await fetch(`${server.uiUrl}${path}`, {
-      method,
-      headers,
-      ...(json !== undefined && { body: JSON.stringify(json) }),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return JSON.parse(text) as Record<string, unknown>;
-  };
+  const api = apiClient(server.uiUrl, headers);
   const fleets: FleetProcess[] = [];
   let probe: ListProbe | undefined;
   try {
@@ -211,15 +203,6 @@ async function run(ctx: BenchContext) {
     await server.stop();
     await bench.close();
   }
-}
-
-/** svc_opamp_refused_total over every reason, from the service's own metrics. */
-async function refusals(telemetryUrl: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${telemetryUrl}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^svc_opamp_refused_total\{reason="([^"]+)"[^}]*\} (\S+)$/gm))
-    out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
-  return out;
 }
 
 export default {
