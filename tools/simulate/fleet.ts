@@ -48,6 +48,10 @@ export interface FleetOptions {
   readonly configRollbackRate?: number;
   /** How long a restart takes: the agent is gone this long after a restart command. */
   readonly restartMs?: number;
+  /** How long a disconnected agent ("disconnect" churn) stays away; the heartbeat interval when unset. */
+  readonly reconnectMs?: number;
+  /** An enrollment token (agents.tokens) every WebSocket connection presents (a gateway's for all it relays). */
+  readonly token?: string;
 }
 
 export interface FleetSnapshot {
@@ -86,6 +90,7 @@ export function createFleet(options: FleetOptions) {
     url: new URL(options.url),
     stats,
     localAddresses: options.localAddresses,
+    ...(options.token !== undefined && { token: options.token }),
     onFullStateRequested: (agent) => sendNow(agent),
     onRestart: (agent) => {
       const slot = slots[agent.index];
@@ -174,7 +179,7 @@ export function createFleet(options: FleetOptions) {
     // Close after the disconnect message had time to leave.
     later(50, () => old.close());
     if (kind === 0) {
-      later(options.heartbeatMs, () => void bringUp(slot));
+      later(options.reconnectMs ?? options.heartbeatMs, () => void bringUp(slot));
     } else {
       if (kind === 1) {
         slot.agent.sequenceNum = 0; // a restarted process starts counting again and reports everything

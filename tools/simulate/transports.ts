@@ -23,6 +23,8 @@ export interface TransportContext {
   readonly url: URL;
   readonly stats: SimStats;
   readonly localAddresses: readonly string[];
+  /** An enrollment token (agents.tokens) every WebSocket upgrade presents as a bearer token. */
+  readonly token?: string;
   /** Called when a reply asks the agent for its full state (real agents send it at once). */
   readonly onFullStateRequested?: (agent: SimAgent) => void;
   /** Called when a reply brings a new remote config (the agent reports APPLYING, then applies it). */
@@ -50,6 +52,16 @@ function handleReply(agent: SimAgent, ctx: TransportContext, bytes: Uint8Array):
 
 const wsUrl = (url: URL) => new URL('/v1/opamp', url).href.replace(/^http/, 'ws');
 
+/** The ws client's options: no compression, the next source address, the token if there is one. */
+function wsOptions(ctx: TransportContext) {
+  const localAddress = sourceAddress(ctx);
+  return {
+    perMessageDeflate: false,
+    ...(localAddress && { localAddress }),
+    ...(ctx.token !== undefined && { headers: { Authorization: `Bearer ${ctx.token}` } }),
+  };
+}
+
 export function wsChannel(ctx: TransportContext, agent: SimAgent): Channel {
   let ws: WebSocket | undefined;
   let closing = false;
@@ -59,11 +71,7 @@ export function wsChannel(ctx: TransportContext, agent: SimAgent): Channel {
     },
     open() {
       closing = false;
-      const localAddress = sourceAddress(ctx);
-      const socket = new WebSocket(wsUrl(ctx.url), {
-        perMessageDeflate: false,
-        ...(localAddress && { localAddress }),
-      });
+      const socket = new WebSocket(wsUrl(ctx.url), wsOptions(ctx));
       ws = socket;
       socket.on('message', (data: Buffer) => {
         const u = unframe(new Uint8Array(data));
@@ -146,12 +154,19 @@ export interface Gateway {
   close(): void;
 }
 
-/** One upstream WebSocket relaying many agents; each agent is admitted by a connect handshake first. */
+/**
+ * One upstream WebSocket relaying many agents; each agent is admitted by a connect handshake first.
+ * When the server closes the upstream, the gateway opens it again a second later, as a real gateway
+ * would, and its agents are admitted again as each one's next heartbeat finds it down.
+ */
 export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-gateway'): Gateway {
   const upstream = wsChannelRaw(ctx);
   const agents = new Map<string, SimAgent>();
-  const waiting = new Map<string, (accepted: boolean) => void>();
+  const waiting = new Map<string, (accepted: boolean | undefined) => void>();
   let requests = 0;
+  /** Which upstream connection an agent was admitted on: admissions end with it. */
+  let generation = 0;
+  let reopening: Promise<void> | undefined;
   upstream.onMessage = (bytes) => {
     const reply = decodeServerToAgent(bytes);
     const cm = reply.customMessage;
@@ -164,16 +179,28 @@ export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-ga
     const agent = agents.get(Buffer.from(reply.instanceUid ?? []).toString('hex'));
     if (agent) handleReply(agent, ctx, bytes);
   };
+  upstream.onClose = () => {
+    generation++;
+    agents.clear();
+    for (const answer of waiting.values()) answer(undefined);
+    waiting.clear();
+    reopening = new Promise<void>((resolve) => setTimeout(resolve, 1000))
+      .then(() => upstream.open())
+      .catch(() => countError(ctx.stats, 'gateway_reopen_failed'))
+      .finally(() => (reopening = undefined));
+  };
   return {
     open: () => upstream.open(),
     close: () => upstream.close(),
     channel(agent) {
-      let admitted = false;
+      let admittedOn = -1;
       return {
         get isOpen() {
-          return admitted && upstream.isOpen;
+          return admittedOn === generation && upstream.isOpen;
         },
         async open() {
+          if (reopening) await reopening;
+          if (!upstream.isOpen) throw new Error('gateway down');
           const request_uid = `r${++requests}`;
           const data = Buffer.from(
             JSON.stringify({
@@ -182,23 +209,27 @@ export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-ga
               headers: {},
             }),
           );
-          const accepted = new Promise<boolean>((resolve) => waiting.set(request_uid, resolve));
+          const accepted = new Promise<boolean | undefined>((resolve) => waiting.set(request_uid, resolve));
+          const on = generation;
           upstream.send(encodeAgentToServer({ customMessage: { capability, type: 'connect', data } }));
-          if (!(await accepted)) {
+          const answer = await accepted;
+          if (answer === undefined) throw new Error('gateway closed before the answer');
+          if (!answer) {
             countError(ctx.stats, 'gateway_rejected');
             throw new Error('gateway connect rejected');
           }
           agents.set(agent.uidKey, agent);
-          admitted = true;
+          admittedOn = on;
         },
         send(bytes) {
-          if (!admitted || !upstream.isOpen) return countError(ctx.stats, 'send_while_closed');
+          if (admittedOn !== generation || !upstream.isOpen)
+            return countError(ctx.stats, 'send_while_closed');
           agent.pending.push(performance.now());
           ctx.stats.sent++;
           upstream.send(bytes);
         },
         close() {
-          admitted = false;
+          admittedOn = -1;
           agents.delete(agent.uidKey);
         },
       };
@@ -209,21 +240,31 @@ export function gateway(ctx: TransportContext, capability = 'com.vendor.opamp-ga
 /** A bare framed WebSocket for the gateway's upstream. */
 function wsChannelRaw(ctx: TransportContext) {
   let ws: WebSocket | undefined;
+  let closing = false;
   const raw = {
     onMessage: (_bytes: Uint8Array): void => undefined,
+    /** The server closed the connection (not close()). */
+    onClose: (): void => undefined,
     get isOpen() {
       return ws?.readyState === WebSocket.OPEN;
     },
     open(): Promise<void> {
-      const localAddress = sourceAddress(ctx);
-      ws = new WebSocket(wsUrl(ctx.url), { perMessageDeflate: false, ...(localAddress && { localAddress }) });
+      closing = false;
+      ws = new WebSocket(wsUrl(ctx.url), wsOptions(ctx));
       ws.on('message', (data: Buffer) => {
         const u = unframe(new Uint8Array(data));
         if (u.ok) raw.onMessage(u.payload);
       });
       const socket = ws;
+      // A gateway the server closes takes every agent it relays with it: count it, with the close code.
+      let opened = false;
+      socket.on('close', (code: number) => {
+        if (!opened || closing) return;
+        countError(ctx.stats, `gateway_closed_${code}`);
+        raw.onClose();
+      });
       return new Promise((resolve, reject) => {
-        socket.once('open', () => resolve());
+        socket.once('open', () => ((opened = true), resolve()));
         socket.once('error', reject);
       });
     },
@@ -231,6 +272,7 @@ function wsChannelRaw(ctx: TransportContext) {
       if (ws?.readyState === WebSocket.OPEN) ws.send(frame(bytes));
     },
     close() {
+      closing = true;
       ws?.close();
     },
   };

@@ -30,3 +30,30 @@ export async function waitFor(
   }
   return check();
 }
+
+/**
+ * A distribution-free confidence interval for the median of `values` (order statistics of the
+ * binomial sign test): the widest k with P(Binomial(n, ½) < k) ≤ (1 − confidence) / 2 gives
+ * [x(k), x(n + 1 − k)]. Returns the interval and its exact coverage, or undefined when n is too
+ * small for any interval to reach `confidence` (fewer than 6 values for 95 %).
+ */
+export function medianInterval(
+  values: readonly number[],
+  confidence = 0.95,
+): { low: number; high: number; coverage: number } | undefined {
+  const s = [...values].sort((a, b) => a - b);
+  const n = s.length;
+  const tail = (1 - confidence) / 2;
+  // P(B ≤ j) for B ~ Binomial(n, ½), accumulated term by term.
+  let term = 0.5 ** n;
+  let below = 0; // P(B < k) for the k being tried
+  let k = 0;
+  for (let j = 0; j < n / 2; j++) {
+    if (below + term > tail) break;
+    below += term;
+    k = j + 1;
+    term = (term * (n - j)) / (j + 1);
+  }
+  if (k === 0) return undefined;
+  return { low: s[k - 1]!, high: s[n - k]!, coverage: 1 - 2 * below };
+}
