@@ -3,6 +3,7 @@
 // collation the registry uses), and the count of the ones a list adds to the registry's. The
 // filter's conditions come from filterSql.ts. Column order is agentReadSql.ts's summary.
 
+import { arrayLiteral } from '../database/arrayLiteral.ts';
 import type { Sql } from '../database/sql.ts';
 import { summaryColumns } from './agentReadSql.ts';
 import { attributeSql, type FilterSql } from './filterSql.ts';
@@ -41,7 +42,9 @@ export function countSql(
   AND NOT (a.instance_uid = ANY($1::text[]))
   AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::float8[]) m(uid, last_seen)
     WHERE m.uid = a.instance_uid AND round(extract(epoch FROM a.last_seen) * 1000) <= m.last_seen)`,
-    values: [local, hiddenUids, hiddenLastSeen, ...filter.values],
+    // The registry's ids as one literal (a join, not node-postgres's per-element escaping): a replica
+    // holding 100,000 agents sends them with every count.
+    values: [arrayLiteral(local), hiddenUids, hiddenLastSeen, ...filter.values],
   };
 }
 

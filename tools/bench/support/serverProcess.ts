@@ -110,7 +110,7 @@ export async function startService(
     },
     'the service',
   );
-  child.stderr.resume();
+  forwardErrors(child);
   await settled(child.pid!);
   return {
     kind: 'service',
@@ -120,6 +120,19 @@ export async function startService(
     telemetryUrl: urls.telemetry!,
     stop: stopper(child),
   };
+}
+
+/**
+ * The service's error lines reach the benchmark's stderr (at most 20 per process), so a figure that
+ * a failed request cut short comes with its cause; every other line is read and dropped.
+ */
+function forwardErrors(child: ChildProcess): void {
+  let left = 20;
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    if (left === 0 || !/"level":(50|60|"error"|"fatal")/.test(line)) return;
+    left--;
+    process.stderr.write(`service ${child.pid}: ${line.slice(0, 2000)}\n`);
+  });
 }
 
 /** Starts a bare baseline server (tools/bench/bare/<name>.ts), which prints {"url": ...} when ready; resolves once it has settled. */
