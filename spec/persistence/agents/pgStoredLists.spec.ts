@@ -2,6 +2,8 @@
 // catch-up, and the eviction mask across the store's reads.
 
 import { expect } from 'chai';
+import type pg from 'pg';
+import { silentLogger } from '../../../src/io/logger.ts';
 import { Subject } from 'rxjs';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { createPgStoreReader } from '../../../src/persistence/agents/pgStoreReader.ts';
@@ -116,5 +118,39 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     expect(cut.limited).to.equal(true);
     expect(cut.partial).to.equal(true);
     bus.close();
+  });
+
+  it('leaves the ids the registry holds out in the database, so a page of others reads only their rows', async () => {
+    const stored = Array.from({ length: 2500 }, (_, i) => agent(i + 1));
+    for (let i = 0; i < stored.length; i += 500) await store.writer.saveAgents(stored.slice(i, i + 500));
+    let rowsRead = 0;
+    const counting = {
+      query: async (config: pg.QueryConfig) => {
+        const result = await store.pools.read.query(config);
+        rowsRead += result.rows.length;
+        return result;
+      },
+    } as unknown as pg.Pool;
+    const { createPgStoredLists } = await import('../../../src/persistence/agents/pgStoredLists.ts');
+    lists = createPgStoredLists({
+      pool: counting,
+      events$: new Subject<FleetEvent>(),
+      now: () => store.clock.now,
+      logger: silentLogger(),
+      disconnectAfterMs: 45_000,
+    });
+    // This replica holds every stored agent but the last.
+    const held = stored.slice(0, -1).map((a) => a.uid);
+    const heldSet = new Set<string>(held);
+    const visited: string[] = [];
+    await lists.scan(
+      matchAll,
+      (uid) => heldSet.has(uid),
+      (a) => void visited.push(a.uid),
+      100,
+      held,
+    );
+    expect(visited).to.deep.equal([uidOf(2500)]);
+    expect(rowsRead).to.equal(1);
   });
 });

@@ -13,13 +13,24 @@ WHERE a.evicted_at IS NULL`;
 
 const and = (conditions: readonly string[]) => conditions.map((c) => `\n  AND ${c}`).join('');
 
-/** Up to `limit` candidates with instance_uid past `after`; the filter's parameters start at $3. */
-export function pageCandidatesSql(filter: FilterSql, after: string, limit: number): Sql {
+/**
+ * Up to `limit` candidates with instance_uid past `after`; the filter's parameters start at $3.
+ * `held` (ids the registry holds, past `after`) are left out here already: a replica holding most of
+ * the stored fleet would otherwise read every one of its own agents' rows to find a page of others.
+ */
+export function pageCandidatesSql(
+  filter: FilterSql,
+  after: string,
+  limit: number,
+  held: readonly string[] = [],
+): Sql {
+  const exclude =
+    held.length === 0 ? '' : `\n  AND NOT (a.instance_uid = ANY($${3 + filter.values.length}::text[]))`;
   return {
     text: `SELECT ${summaryColumns}
-${from} AND a.instance_uid > $1${and(filter.conditions)}
+${from} AND a.instance_uid > $1${and(filter.conditions)}${exclude}
 ORDER BY a.instance_uid LIMIT $2`,
-    values: [after, limit, ...filter.values],
+    values: [after, limit, ...filter.values, ...(held.length === 0 ? [] : [arrayLiteral(held)])],
   };
 }
 

@@ -46,6 +46,18 @@ export interface PgStoredLists extends StoredLists {
   stop(): void;
 }
 
+/** Where the ids past `after` start in ascending `sorted`. */
+function firstPast(sorted: readonly string[], after: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Rows per chunk when most candidates may be refused by the service, and the most for any chunk. */
 const candidateChunk = 2000;
 
@@ -111,6 +123,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     skip: (uid: InstanceUid) => boolean,
     visit: (agent: AgentState) => boolean | void,
     chunkHint: number,
+    held: readonly InstanceUid[] = [],
   ): Promise<void> {
     const at = now();
     const conditions = await conditionsFor(filter, 3, at);
@@ -118,7 +131,9 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     let chunk = conditions.exact ? Math.min(candidateChunk, Math.max(64, chunkHint + 16)) : candidateChunk;
     let after = '';
     for (;;) {
-      const rows = await query(pageCandidatesSql(conditions, after, chunk));
+      const rows = await query(
+        pageCandidatesSql(conditions, after, chunk, held.slice(firstPast(held, after))),
+      );
       for (const row of rows) {
         const agent = agentFromListRow(row, { now: at, disconnectAfterMs });
         after = agent.uid;
@@ -165,7 +180,8 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   const subscription = deps.events$.subscribe(follow);
 
   return {
-    scan: (filter, skip, visit, expected = 0) => reading(() => scanRows(filter, skip, visit, expected)),
+    scan: (filter, skip, visit, expected = 0, held = []) =>
+      reading(() => scanRows(filter, skip, visit, expected, held)),
     count: (filter, local) => reading(() => count(filter, local)),
     hides: (stored) => mask.hides(stored),
     reading,

@@ -44,6 +44,11 @@ export interface StoredLists {
     visit: (agent: AgentState) => boolean | void,
     /** How many agents the caller expects to take: the size of the first chunk read. */
     expected?: number,
+    /**
+     * The ids `skip` names, in ascending order, when the caller has them: the database leaves them
+     * out too, so a replica holding most of the fleet does not read its own agents' rows.
+     */
+    held?: readonly InstanceUid[],
   ): Promise<void>;
   /** How many agents scan would visit with `skip` true for exactly the uids in `local`. */
   count(filter: FleetFilter, local: readonly InstanceUid[]): Promise<number>;

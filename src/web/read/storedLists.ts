@@ -29,6 +29,7 @@ async function forEachMergedStored(
   local: readonly AgentState[],
   filter: FleetFilter,
   expected: number,
+  heldUids: readonly InstanceUid[],
   visit: (agent: AgentState) => boolean,
 ): Promise<void> {
   let i = 0;
@@ -43,6 +44,7 @@ async function forEachMergedStored(
       return going;
     },
     expected,
+    heldUids,
   );
   for (; going && i < local.length; i++) going = visit(local[i]!);
 }
@@ -63,7 +65,7 @@ export async function storedListPage(
     lists.count(filter, localUids),
     end === 0
       ? undefined
-      : forEachMergedStored(lists, registry, local, filter, end, (agent) => {
+      : forEachMergedStored(lists, registry, local, filter, end, localUids, (agent) => {
           if (seen >= page.offset) agents.push(agent);
           return ++seen < end;
         }),
@@ -80,7 +82,9 @@ export async function storedListAll(
 ): Promise<{ agents: AgentState[]; partial: boolean; limited?: boolean }> {
   const agents: AgentState[] = [];
   let limited = false;
-  await forEachMergedStored(lists, registry, local, filter, Math.min(limit, 1_000_000), (agent) => {
+  const heldUids: InstanceUid[] = [];
+  registry.forEachOrdered((agent) => void heldUids.push(agent.uid));
+  await forEachMergedStored(lists, registry, local, filter, Math.min(limit, 1_000_000), heldUids, (agent) => {
     if (agents.length === limit) {
       limited = true;
       return false;
