@@ -10,7 +10,8 @@
 //
 // The attribute of a key is what attributeOf reads: the identifying value when it is a string,
 // else the non-identifying one when that is a string, and none before the agent described itself
-// (agentFromRow.ts reads a description only when the session says one was reported).
+// (agentColumns.ts stores an undescribed agent with empty attribute documents; agentFromRow.ts reads
+// a description only when the session says one was reported).
 
 import type { FilterTerm } from '../../projections/filter/filterTerm.ts';
 import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
@@ -47,10 +48,15 @@ export interface FilterSqlOptions {
   readonly resolved?: ReadonlyMap<FilterTerm, ResolvedTerm>;
 }
 
-/** The attribute of `key` as attributeOf reads it, with the key as parameter `k`. */
+/**
+ * The attribute of `key` as attributeOf reads it, with the key as parameter `k`. It reads the agent
+ * row alone: an agent that has not described itself is stored with empty attribute documents
+ * (agentColumns.ts writes them from the same state as the session's description_reported, in the
+ * same transaction), so it has no attribute here either, and a count with attribute conditions does
+ * not join agent_session (at 1,000,000 stored agents that join decided the plan).
+ */
 export const attributeSql = (k: string): string =>
-  `(CASE WHEN s.description_reported IS NOT TRUE THEN NULL
-      WHEN jsonb_typeof(a.identifying -> ${k}::text) = 'string' THEN a.identifying ->> ${k}::text
+  `(CASE WHEN jsonb_typeof(a.identifying -> ${k}::text) = 'string' THEN a.identifying ->> ${k}::text
       WHEN jsonb_typeof(a.non_identifying -> ${k}::text) = 'string' THEN a.non_identifying ->> ${k}::text END)`;
 
 export function filterSql(filter: FleetFilter, options: FilterSqlOptions): FilterSql {
