@@ -29,6 +29,7 @@ import { createJobsUi, type JobsUi } from './jobs/jobsUi.ts';
 import type { JobStore } from '../projections/jobs/jobStore.ts';
 import { runMigrations } from './database/migrate.ts';
 import { createPgStoredLists } from './agents/pgStoredLists.ts';
+import { confirmingHeld, createHeldRows } from './agents/heldRows.ts';
 import { createPgStoreReader } from './agents/pgStoreReader.ts';
 import { createPools, splitPool, type Pools } from './database/pools.ts';
 import { createSessionLedger, keepaliveMs, type SocketAlive } from './agents/sessionLedger.ts';
@@ -142,11 +143,16 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     >,
     pool: () => ({ acquired: pools.acquired(), max: config.database.pool_max }),
   });
-  const writer = createAgentWriter(pools.write, {
-    policy,
-    observe: (op, seconds) => metrics.observeWrite(op, seconds),
-    concurrency: writeConcurrency(splitPool(config.database.pool_max).write),
-  });
+  const held = createHeldRows(notifier, deps.events$);
+  const writer = confirmingHeld(
+    createAgentWriter(pools.write, {
+      policy,
+      observe: (op, seconds) => metrics.observeWrite(op, seconds),
+      concurrency: writeConcurrency(splitPool(config.database.pool_max).write),
+      heldBy: held.name,
+    }),
+    held,
+  );
   const ledger = createSessionLedger(keepaliveMs(deps.disconnectAfterMs, sessionPassMs), deps.socketAlive);
   const changes = createChangeTracker(deps.events$, { scheduler });
   const flusher = createFlusher({
@@ -162,6 +168,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
   const notifications = createNotifications(settings, { logger });
   const lists = createPgStoredLists({
     pool: pools.read,
+    held,
     events$: deps.events$,
     now,
     logger,
@@ -226,6 +233,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     } catch (error) {
       // Startup fails as a whole (the process exits): release what was opened so far.
       lists.stop();
+      held.stop();
       await notifications.stop();
       await boss.stop({ graceful: false, close: false }).catch(() => undefined);
       await pools.end().catch(() => undefined);
@@ -242,6 +250,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     await refresher?.stop();
     await configSync?.stop();
     lists.stop();
+    held.stop();
     stopRevocations();
     await notifications.stop();
     await boss

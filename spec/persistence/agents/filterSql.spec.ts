@@ -7,6 +7,7 @@ import { RE2JS } from 're2js';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import { parseFleetQuery, type FleetFilter } from '../../../src/projections/filter/fleetFilter.ts';
+import { countSql } from '../../../src/persistence/agents/agentListSql.ts';
 import { filterSql } from '../../../src/persistence/agents/filterSql.ts';
 import { NEVER } from 'rxjs';
 import { silentLogger } from '../../../src/io/logger.ts';
@@ -187,6 +188,35 @@ describe('fleet filters evaluated by PostgreSQL agree with the in-memory matcher
       expect(exact(m), m).to.equal(true);
     for (const m of ['service.name=~"[a-z]+"', 'service.name=~"(?i)svc"', 'config_state=pending'])
       expect(exact(m), m).to.equal(false);
+  });
+
+  it('counts attribute terms from the agent row alone, and an unfiltered count from the live-id index', async () => {
+    // An undescribed agent is stored with empty attribute documents, so the attribute conditions need
+    // no session row; PostgreSQL then drops the session join from the count's plan. With neither
+    // registry ids nor masked copies, the unfiltered count reads no column of the agent row.
+    const client = await store.pools.read.connect();
+    const plan = async (filter: FleetFilter) => {
+      const sql = countSql(
+        filterSql(filter, { firstParam: 1, now: 0, disconnectAfterMs: 1 }),
+        { uids: [] },
+        [],
+        [],
+      );
+      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${sql.text}`, [...sql.values]);
+      return JSON.stringify(rows[0]);
+    };
+    try {
+      for (const m of ['service.name=svc-a', 'service.name=~"svc-.*"', 'env!=prod']) {
+        const text = await plan(filterOf(new URLSearchParams({ match: m })));
+        expect(text, m).to.include('"Relation Name":"agents"');
+        expect(text, m).not.to.include('agent_session');
+      }
+      // The planner's choice on 240 rows is a sequential scan; without one, the index answers alone.
+      await client.query('SET enable_seqscan = off');
+      expect(await plan(filterOf(new URLSearchParams()))).to.include('"Node Type":"Index Only Scan"');
+    } finally {
+      client.release(true);
+    }
   });
 
   it('hands PostgreSQL only regexes that match exactly the values RE2 matches', async () => {

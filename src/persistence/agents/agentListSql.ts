@@ -14,48 +14,83 @@ WHERE a.evicted_at IS NULL`;
 const and = (conditions: readonly string[]) => conditions.map((c) => `\n  AND ${c}`).join('');
 
 /**
+ * Leaves out the rows naming replica `$n` in held_by (heldRows.ts), written so the held_by index
+ * answers it with two range scans and the NULLs: the rows of the agents a replica holds are never read.
+ */
+const notHeldBy = (n: number) => `(a.held_by < $${n} OR a.held_by > $${n} OR a.held_by IS NULL)`;
+
+/** Which stored copies a list leaves out beyond its filter: those of the agents the registry holds. */
+export interface Held {
+  /** Ids whose stored copy is left out by id (past `after` for a page). */
+  readonly uids: readonly string[];
+  /** The replica whose held_by rows are left out (heldRows.ts), when the registry holds agents. */
+  readonly by?: string;
+}
+
+/**
  * Up to `limit` candidates with instance_uid past `after`; the filter's parameters start at $3.
- * `held` (ids the registry holds, past `after`) are left out here already: a replica holding most of
- * the stored fleet would otherwise read every one of its own agents' rows to find a page of others.
+ * The copies `held` names are left out here already: a replica holding most of the stored fleet
+ * would otherwise read every one of its own agents' rows to find a page of others.
  */
 export function pageCandidatesSql(
   filter: FilterSql,
   after: string,
   limit: number,
-  held: readonly string[] = [],
+  held: Held = { uids: [] },
 ): Sql {
-  const exclude =
-    held.length === 0 ? '' : `\n  AND NOT (a.instance_uid = ANY($${3 + filter.values.length}::text[]))`;
+  const values: unknown[] = [after, limit, ...filter.values];
+  const exclusions: string[] = [];
+  if (held.uids.length > 0) {
+    values.push(arrayLiteral(held.uids));
+    exclusions.push(`NOT (a.instance_uid = ANY($${values.length}::text[]))`);
+  }
+  if (held.by !== undefined) {
+    values.push(held.by);
+    exclusions.push(notHeldBy(values.length));
+  }
   return {
     text: `SELECT ${summaryColumns}
-${from} AND a.instance_uid > $1${and(filter.conditions)}${exclude}
+${from} AND a.instance_uid > $1${and([...filter.conditions, ...exclusions])}
 ORDER BY a.instance_uid LIMIT $2`,
-    values: [after, limit, ...filter.values, ...(held.length === 0 ? [] : [arrayLiteral(held)])],
+    values,
   };
 }
 
 /** Where the filter's parameters start in countSql. */
-export const countFirstParam = 4;
+export const countFirstParam = 1;
 
 /**
- * How many live stored agents pass an exact filter, leaving out those the registry holds (`local`:
- * the local entry wins) and the copies this replica's eviction mask hides (`hiddenUids` with the
- * evicted copies' last_seen in ms: a stored copy not newer than that is hidden).
+ * How many live stored agents pass an exact filter (its parameters from $1), leaving out those the
+ * registry holds (`held`: the local entry wins) and the copies this replica's eviction mask hides
+ * (`hiddenUids` with the evicted copies' last_seen in ms: a stored copy not newer than that is
+ * hidden). Each exclusion is written only when it has something to leave out: with none, an
+ * unfiltered count is an index-only scan (the mask's test reads last_seen from the row).
  */
 export function countSql(
   filter: FilterSql,
-  local: readonly string[],
+  held: Held,
   hiddenUids: readonly string[],
   hiddenLastSeen: readonly number[],
 ): Sql {
+  const values: unknown[] = [...filter.values];
+  const exclusions: string[] = [];
+  if (held.uids.length > 0) {
+    // The ids as one literal (a join, not node-postgres's per-element escaping).
+    values.push(arrayLiteral(held.uids));
+    exclusions.push(`NOT (a.instance_uid = ANY($${values.length}::text[]))`);
+  }
+  if (held.by !== undefined) {
+    values.push(held.by);
+    exclusions.push(notHeldBy(values.length));
+  }
+  if (hiddenUids.length > 0) {
+    values.push(hiddenUids, hiddenLastSeen);
+    exclusions.push(`NOT EXISTS (SELECT 1 FROM unnest($${values.length - 1}::text[], $${values.length}::float8[]) m(uid, last_seen)
+    WHERE m.uid = a.instance_uid AND round(extract(epoch FROM a.last_seen) * 1000) <= m.last_seen)`);
+  }
   return {
-    text: `SELECT count(*)::float8 ${from}${and(filter.conditions)}
-  AND NOT (a.instance_uid = ANY($1::text[]))
-  AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::float8[]) m(uid, last_seen)
-    WHERE m.uid = a.instance_uid AND round(extract(epoch FROM a.last_seen) * 1000) <= m.last_seen)`,
-    // The registry's ids as one literal (a join, not node-postgres's per-element escaping): a replica
-    // holding 100,000 agents sends them with every count.
-    values: [arrayLiteral(local), hiddenUids, hiddenLastSeen, ...filter.values],
+    text: `SELECT count(*)::float8 ${from}${and([...filter.conditions, ...exclusions])}`,
+    values,
   };
 }
 

@@ -15,19 +15,20 @@ const ts = (expr: string) => `to_timestamp(${expr} / 1000.0)`;
  * Guarded upsert (rules 11, 13): a stored row changes only when its updated_at is older than the
  * incoming one (the agent's last_seen). first_seen is written on insert only. A row that applies
  * clears evicted_at, so an agent that comes back after an eviction is visible again. Returns the
- * uids whose row changed: only those get their session and configs written (rule 12).
+ * uids whose row changed: only those get their session and configs written (rule 12). `heldBy`
+ * names the writing replica in held_by (heldRows.ts); null for writers that hold no agents.
  */
-export function upsertAgentsSql(c: AgentColumns): Sql {
+export function upsertAgentsSql(c: AgentColumns, heldBy: string | null = null): Sql {
   return {
     text: `INSERT INTO agents AS a (instance_uid, first_seen, last_seen, healthy, health_error, health_status,
   health_start_time, health_status_time, health_reported, health_components, capabilities, identifying,
   non_identifying, missing_attributes, reserved_attribute_conflicts, compliance_updated_at, packages,
-  remote_config_hash, remote_config_status, remote_config_error, evicted_at, updated_at)
+  remote_config_hash, remote_config_status, remote_config_error, evicted_at, updated_at, held_by)
 SELECT t.uid, ${ts('t.first_seen')}, ${ts('t.last_seen')}, t.healthy, t.health_error, t.health_status,
   ${ts('t.health_start_time')}, ${ts('t.health_status_time')}, t.health_reported, t.health_components,
   t.capabilities, t.identifying, t.non_identifying, t.missing::text[], t.conflicts::text[],
   ${ts('t.compliance_updated_at')}, t.packages, t.rc_hash, t.rc_status, t.rc_error, NULL,
-  ${ts('t.last_seen')}
+  ${ts('t.last_seen')}, $21::text
 FROM UNNEST($1::text[], $2::float8[], $3::float8[], $4::bool[], $5::text[], $6::text[], $7::float8[],
   $8::float8[], $9::bool[], $10::jsonb[], $11::numeric[], $12::jsonb[], $13::jsonb[], $14::text[],
   $15::text[], $16::float8[], $17::jsonb[], $18::text[], $19::text[], $20::text[])
@@ -44,31 +45,35 @@ ON CONFLICT (instance_uid) DO UPDATE SET
   reserved_attribute_conflicts = EXCLUDED.reserved_attribute_conflicts,
   compliance_updated_at = EXCLUDED.compliance_updated_at, packages = EXCLUDED.packages,
   remote_config_hash = EXCLUDED.remote_config_hash, remote_config_status = EXCLUDED.remote_config_status,
-  remote_config_error = EXCLUDED.remote_config_error, evicted_at = NULL, updated_at = EXCLUDED.updated_at
+  remote_config_error = EXCLUDED.remote_config_error, evicted_at = NULL, updated_at = EXCLUDED.updated_at,
+  held_by = EXCLUDED.held_by
 WHERE a.updated_at < EXCLUDED.updated_at
 RETURNING a.instance_uid`,
     values: [
-      c.uid,
-      c.firstSeen,
-      c.lastSeen,
-      c.healthy,
-      c.healthError,
-      c.healthStatus,
-      c.healthStartTime,
-      c.healthStatusTime,
-      c.healthReported,
-      c.healthComponents,
-      c.capabilities,
-      c.identifying,
-      c.nonIdentifying,
-      c.missingAttributes,
-      c.reservedAttributeConflicts,
-      c.complianceUpdatedAt,
-      c.packages,
-      c.remoteConfigHash,
-      c.remoteConfigStatus,
-      c.remoteConfigError,
-    ].map(arrayLiteral),
+      ...[
+        c.uid,
+        c.firstSeen,
+        c.lastSeen,
+        c.healthy,
+        c.healthError,
+        c.healthStatus,
+        c.healthStartTime,
+        c.healthStatusTime,
+        c.healthReported,
+        c.healthComponents,
+        c.capabilities,
+        c.identifying,
+        c.nonIdentifying,
+        c.missingAttributes,
+        c.reservedAttributeConflicts,
+        c.complianceUpdatedAt,
+        c.packages,
+        c.remoteConfigHash,
+        c.remoteConfigStatus,
+        c.remoteConfigError,
+      ].map(arrayLiteral),
+      heldBy,
+    ],
   };
 }
 

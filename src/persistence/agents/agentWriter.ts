@@ -48,6 +48,8 @@ export interface AgentWriterOptions {
    * hold disjoint agents, so they never wait on each other's row locks.
    */
   readonly concurrency?: number;
+  /** This replica's name in agents.held_by (heldRows.ts); unset for writers that hold no agents. */
+  readonly heldBy?: string;
 }
 
 const uidsOf = (rows: readonly { instance_uid: string }[]) => rows.map((r) => r.instance_uid);
@@ -67,8 +69,9 @@ async function saveChunk(
   client: pg.PoolClient,
   agents: readonly AgentState[],
   alive: AliveTimes | undefined,
+  heldBy: string | null,
 ): Promise<Set<string>> {
-  const applied = await changedRows(client, upsertAgentsSql(agentColumns(agents)));
+  const applied = await changedRows(client, upsertAgentsSql(agentColumns(agents), heldBy));
   // SPEC durability rule 12: where the guarded upsert changed no row, nothing else is written.
   if (applied.size === 0) return applied;
   const changed = applied.size === agents.length ? agents : agents.filter((a) => applied.has(a.uid));
@@ -83,6 +86,7 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
   const size = options.chunkSize ?? 5000;
   const concurrency = options.concurrency ?? 1;
   const { policy, observe } = options;
+  const heldBy = options.heldBy ?? null;
 
   async function batched<T extends { uid: string }>(
     items: readonly T[],
@@ -113,7 +117,7 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
   return {
     saveAgents: (agents, alive) =>
       batched(agents, (chunk) =>
-        runWrite(pool, 'save_agent', policy, observe, (c) => saveChunk(c, chunk, alive)),
+        runWrite(pool, 'save_agent', policy, observe, (c) => saveChunk(c, chunk, alive, heldBy)),
       ),
     softDeleteAgents: (evictions) =>
       batched(evictions, (chunk) =>

@@ -22,8 +22,15 @@ import type { Sql } from '../database/sql.ts';
 import { agentFromListRow } from './agentFromRow.ts';
 import { compileValueTest } from '../../projections/filter/compileMatcher.ts';
 import type { FilterTerm } from '../../projections/filter/filterTerm.ts';
-import { countFirstParam, countSql, distinctValuesSql, pageCandidatesSql } from './agentListSql.ts';
+import {
+  countFirstParam,
+  countSql,
+  distinctValuesSql,
+  pageCandidatesSql,
+  type Held,
+} from './agentListSql.ts';
 import { createEvictionMask } from './evictionMask.ts';
+import type { HeldRows } from './heldRows.ts';
 import { filterSql, type FilterSql, type ResolvedTerm } from './filterSql.ts';
 import type { StoredLists } from './storeReader.ts';
 
@@ -36,6 +43,11 @@ export interface StoredListsDeps {
   readonly disconnectAfterMs: number;
   /** A regex term whose attribute has more distinct candidate values than this is judged row by row. */
   readonly maxDistinctValues?: number;
+  /**
+   * The registry's agents whose stored rows name this replica (heldRows.ts): their copies are left
+   * out by held_by, and only the other held ids are sent. Without it every held id is sent.
+   */
+  readonly held?: HeldRows;
 }
 
 export interface PgStoredLists extends StoredLists {
@@ -111,6 +123,13 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     return resolved === undefined ? plain : filterSql(filter, { ...options, resolved });
   }
 
+  /** What a list leaves out for the registry's `uids` (ascending): by held_by, and the rest by id. */
+  function heldOf(uids: readonly InstanceUid[]): Held {
+    const held = deps.held;
+    if (held === undefined || uids.length === 0) return { uids };
+    return { uids: uids.filter((uid) => !held.confirmed(uid)), by: held.name };
+  }
+
   async function reading<T>(read: () => Promise<T>): Promise<T> {
     const started = ++readsStarted;
     const result = await read();
@@ -129,11 +148,11 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     const conditions = await conditionsFor(filter, 3, at);
     // An exact filter refuses only the registry's and masked agents: a page needs few more rows.
     let chunk = conditions.exact ? Math.min(candidateChunk, Math.max(64, chunkHint + 16)) : candidateChunk;
+    const left = heldOf(held);
     let after = '';
     for (;;) {
-      const rows = await query(
-        pageCandidatesSql(conditions, after, chunk, held.slice(firstPast(held, after))),
-      );
+      const past = { ...left, uids: left.uids.slice(firstPast(left.uids, after)) };
+      const rows = await query(pageCandidatesSql(conditions, after, chunk, past));
       for (const row of rows) {
         const agent = agentFromListRow(row, { now: at, disconnectAfterMs });
         after = agent.uid;
@@ -164,7 +183,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       uids.push(uid);
       lastSeen.push(seen);
     });
-    const [[n]] = (await query(countSql(conditions, local, uids, lastSeen))) as [[number]];
+    const [[n]] = (await query(countSql(conditions, heldOf(local), uids, lastSeen))) as [[number]];
     return n;
   }
 
