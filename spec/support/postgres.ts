@@ -74,6 +74,8 @@ process.on('exit', () => {
 export interface ServerOptions {
   /** fsync is off unless asked: test data is throwaway. */
   readonly fsync?: boolean;
+  /** shared_buffers when not PostgreSQL's default of 128 MB (the benchmarks size it as production does). */
+  readonly sharedBuffers?: string;
   /** PEM certificate and key: the server then accepts TLS (ssl=on). */
   readonly tls?: { readonly cert: string; readonly key: string };
 }
@@ -102,6 +104,7 @@ export async function startPostgresServer(options: ServerOptions = {}): Promise<
       'max_connections=300',
       '-c',
       'unix_socket_directories=',
+      ...(options.sharedBuffers === undefined ? [] : ['-c', `shared_buffers=${options.sharedBuffers}`]),
       ...(options.tls
         ? ['-c', 'ssl=on', '-c', 'ssl_cert_file=server.crt', '-c', 'ssl_key_file=server.key']
         : []),

@@ -22,12 +22,12 @@ function loadOf(ctx: BenchContext) {
     wsConnections: ctx.quick ? 4 : 500,
     window: 4,
     httpAgents: ctx.quick ? 4 : 200,
-    // 1.5 s + 5 s (2 s + 8 s before the token pairs grew to 7): the scenario stays within ~8 minutes.
+    // 1.5 s + 5 s (2 s + 8 s before the token pairs grew to 7 each): the scenario stays within ~9 minutes.
     warmupMs: ctx.quick ? 300 : 1500,
     measureMs: ctx.quick ? 700 : 5000,
     /** Token pairs: WebSocket (the goal's row) and HTTP. */
     wsPairs: ctx.quick ? 2 : 7,
-    httpPairs: ctx.quick ? 2 : 5,
+    httpPairs: ctx.quick ? 2 : 7,
   };
 }
 
@@ -172,7 +172,7 @@ const scenario: Scenario = {
         `WebSocket: ${load.wsConnections} agents, one socket each, ${load.window} messages in flight per socket; HTTP: ${load.httpAgents} agents over a keep-alive pool, one request in flight each`,
         'realistic mix: a full first report (10 attributes, health, 1 KiB effective config), then a repeating cycle of a health change (with a component map of 2 pipelines × 3 components), a 1 KiB effective-config change, a health change back and a description change',
         'thin mix: the same first report, then check-ins carrying only a health flag that alternates',
-        `every server is started fresh for each run in its own process; ${load.warmupMs / 1000} s of warm-up, then ${load.measureMs / 1000} s measured (shortened from 2 s + 8 s so that the ${load.wsPairs} + ${load.httpPairs} token pairs fit in the scenario's ~8 minutes); CPU is the server process's utime + stime, read from /proc for that process alone`,
+        `every server is started fresh for each run in its own process; ${load.warmupMs / 1000} s of warm-up, then ${load.measureMs / 1000} s measured (shortened from 2 s + 8 s so that the ${load.wsPairs} + ${load.httpPairs} token pairs fit in the scenario’s ~9 minutes); CPU is the server process's utime + stime, read from /proc for that process alone`,
         `the load generator (raw-socket HTTP/1.1 and WebSocket clients sending pre-encoded messages, support/loadClients.ts) runs in a child process of its own (support/loadProcess.ts), not in the benchmark's process, on the same 2 cores as the server; its CPU is reported beside the server's and not counted in the server's; replies are counted in it and read over IPC at the start and end of the measured window`,
         `tokens: agents.tokens set and every agent presenting the token (each id bound to it in the in-memory credential store on its first message); measured in interleaved pairs (a run without tokens and a run with them back to back, the order alternating from pair to pair), WebSocket ${load.wsPairs} pairs, HTTP ${load.httpPairs}; each pair's ratio is its messages per server CPU-second with tokens ÷ without (the pairs' runs without: ws ${without(ws)}, http ${without(httpPairs)} per CPU-s, medians)`,
         'the authentication rule: the goal (cost ≤ 10 %, i.e. ratio ≥ 90 %) is met when the whole distribution-free confidence interval of the median ratio (order statistics of the sign test, ≥ 95 % coverage; with 7 pairs it is [min, max] at 98.4 %) lies at or above 90 %, not met when it lies below, inconclusive when it straddles 90 % or there are fewer than 6 pairs',

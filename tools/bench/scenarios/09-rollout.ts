@@ -8,7 +8,7 @@ import type { BenchContext, ResultRow, Scenario } from '../scenario.ts';
 import { median, round, sleep, waitFor } from '../support/numbers.ts';
 import { cpuSeconds } from '../support/procStats.ts';
 import { startSimFleets } from '../support/simFleets.ts';
-import { openBenchDatabase } from '../persistence/benchDatabase.ts';
+import { benchDatabaseLabel, openBenchDatabase } from '../persistence/benchDatabase.ts';
 
 const token = 'bench-rollout-admin';
 const auth = {
@@ -98,7 +98,7 @@ const scenario: Scenario = {
       rows,
       conditions: [
         `${agents} simulator agents over WebSocket (as many direct as the open-files limit allows, the rest through 8 gateway connections), each answering APPLYING then APPLIED 20 ms later`,
-        'one service with persistence on embedded PostgreSQL (fsync on); the job is armed through the API and followed by polling GET /api/jobs/{id} every 250 ms',
+        `one service with persistence on ${benchDatabaseLabel()}; the job is armed through the API and followed by polling GET /api/jobs/{id} every 250 ms`,
         `${ctx.runs} run(s), medians; the simulator runs on the same two cores as the server`,
       ],
     };

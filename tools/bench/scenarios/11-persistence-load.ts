@@ -10,7 +10,7 @@ import type pg from 'pg';
 import type { ResultRow, Scenario } from '../scenario.ts';
 import { median, round, sleep, waitFor } from '../support/numbers.ts';
 import { cpuSeconds } from '../support/procStats.ts';
-import { openBenchDatabase } from '../persistence/benchDatabase.ts';
+import { benchDatabaseLabel, openBenchDatabase } from '../persistence/benchDatabase.ts';
 import { createFleet } from '../../simulate/fleet.ts';
 
 interface PgCounters {
@@ -150,7 +150,7 @@ const scenario: Scenario = {
       conditions: [
         `${agents} simulator agents over WebSocket, one socket each, heartbeats every 30 s (the default fleet.heartbeat_interval: disconnect after 45 s, session keepalive every 30 s)`,
         'at rest: heartbeats only; churning: 10 % of heartbeats flip the agent’s health, and 1 % of the fleet per minute disconnects, restarts (full state) or is replaced by a new instance',
-        `measured from PostgreSQL's statistics (pg_stat_user_tables, pg_stat_database) over a ${windowMs / 1000} s window that starts after every agent is connected and flushed and one keepalive interval has passed; one replica, persistence on, embedded PostgreSQL 18 with fsync on, on the same two cores`,
+        `measured from PostgreSQL's statistics (pg_stat_user_tables, pg_stat_database) over a ${windowMs / 1000} s window that starts after every agent is connected and flushed and one keepalive interval has passed; one replica, persistence on, ${benchDatabaseLabel()}, on the same two cores`,
         'rows read counts tup_fetched (rows fetched by index scans: the session refresh and the list mirror)',
         'each figure is measured once (PostgreSQL’s row counts vary little between runs; server CPU is affected by the machine’s other load)',
       ],

@@ -4,6 +4,7 @@ import type { BenchContext, ScenarioResult } from '../scenario.ts';
 import type { FleetRun } from '../scenarios/13-fleet-100k.ts';
 import { percentile, round } from './numbers.ts';
 import { p99 } from './listProbe.ts';
+import { benchDatabaseLabel } from '../persistence/benchDatabase.ts';
 
 const GiB = 2 ** 20; // in KiB
 
@@ -46,7 +47,7 @@ export function report(
       },
     ],
     conditions: [
-      `one service process with persistence on (embedded PostgreSQL, fsync on), agents.tokens set (one token, allowed to be a gateway) and every agent presenting it, so every id is bound to it in PostgreSQL; heartbeats every 30 s; measured once (${ctx.quick ? 'quick: 2,000 agents' : 'the fleet takes minutes to build'})`,
+      `one service process with persistence on (${benchDatabaseLabel()}), agents.tokens set (one token, allowed to be a gateway) and every agent presenting it, so every id is bound to it in PostgreSQL; heartbeats every 30 s; measured once (${ctx.quick ? 'quick: 2,000 agents' : 'the fleet takes minutes to build'})`,
       `the fleet: simulator agents (tools/simulate, the ws library) with 10 attributes, 1 % health flaps per heartbeat and a 1 KiB config, ramping at 5,000 per second; direct WebSockets up to the open-files limit (${ctx.fdLimit}, less 3,000 for everything else), the rest through gateway connections of at most 8,000 agents; two child processes generate it (direct, gateways), not the benchmark process, on the same 2 cores as the server and PostgreSQL (their CPU during the rollout: ${round(r.loadCpu, 1)} s against the server's ${round(r.cpu, 1)} s)`,
       `churn: 1 % of the fleet per minute throughout, each event one of: disconnect (agent_disconnect, back 5 s later), restart (same id, sequence from 0, back 60 ms later), replacement (a new id in the slot)`,
       `RSS before: the settled service with the r1 config stored, before any agent; with fleet: ${ctx.quick ? 2 : 10} s after 99.5 % of the agents applied r1 (or after the wait for that ended, ${ctx.quick ? 60 : 300} s); per agent = (with − before) / agents connected then`,
