@@ -70,7 +70,9 @@ describe('persistence in the running service (PostgreSQL)', function () {
       expect(row?.identifying).to.deep.equal({ 'service.name': 'collector' });
       expect(row?.evicted_at).to.equal(null);
       // The row names this process as its holder, so this replica's lists leave it out by index.
-      expect(row?.held_by).to.be.a('string').and.match(/:[0-9a-f-]{36}$/);
+      expect(row?.held_by)
+        .to.be.a('string')
+        .and.match(/:[0-9a-f-]{36}$/);
       const registryAgent = app.registry.get(uid as never);
       expect((row?.updated_at as Date).getTime()).to.equal(registryAgent?.lastSeen);
       const [session] = await rows('SELECT connected, transport FROM agent_session WHERE instance_uid = $1', [

@@ -13,18 +13,32 @@ WHERE a.evicted_at IS NULL`;
 
 const and = (conditions: readonly string[]) => conditions.map((c) => `\n  AND ${c}`).join('');
 
-/**
- * Leaves out the rows naming replica `$n` in held_by (heldRows.ts), written so the held_by index
- * answers it with two range scans and the NULLs: the rows of the agents a replica holds are never read.
- */
-const notHeldBy = (n: number) => `(a.held_by < $${n} OR a.held_by > $${n} OR a.held_by IS NULL)`;
-
 /** Which stored copies a list leaves out beyond its filter: those of the agents the registry holds. */
 export interface Held {
   /** Ids whose stored copy is left out by id (past `after` for a page). */
   readonly uids: readonly string[];
   /** The replica whose held_by rows are left out (heldRows.ts), when the registry holds agents. */
   readonly by?: string;
+}
+
+/**
+ * The conditions leaving out what `held` names, their parameters appended to `values`. The held_by
+ * test is written so the held_by index answers it with two range scans and the NULLs: the rows of
+ * the agents a replica holds are never read. The ids go as one literal (a join, not node-postgres's
+ * per-element escaping).
+ */
+function leavingOut(held: Held, values: unknown[]): string[] {
+  const conditions: string[] = [];
+  if (held.uids.length > 0) {
+    values.push(arrayLiteral(held.uids));
+    conditions.push(`NOT (a.instance_uid = ANY($${values.length}::text[]))`);
+  }
+  if (held.by !== undefined) {
+    values.push(held.by);
+    const n = values.length;
+    conditions.push(`(a.held_by < $${n} OR a.held_by > $${n} OR a.held_by IS NULL)`);
+  }
+  return conditions;
 }
 
 /**
@@ -39,15 +53,7 @@ export function pageCandidatesSql(
   held: Held = { uids: [] },
 ): Sql {
   const values: unknown[] = [after, limit, ...filter.values];
-  const exclusions: string[] = [];
-  if (held.uids.length > 0) {
-    values.push(arrayLiteral(held.uids));
-    exclusions.push(`NOT (a.instance_uid = ANY($${values.length}::text[]))`);
-  }
-  if (held.by !== undefined) {
-    values.push(held.by);
-    exclusions.push(notHeldBy(values.length));
-  }
+  const exclusions = leavingOut(held, values);
   return {
     text: `SELECT ${summaryColumns}
 ${from} AND a.instance_uid > $1${and([...filter.conditions, ...exclusions])}
@@ -73,16 +79,7 @@ export function countSql(
   hiddenLastSeen: readonly number[],
 ): Sql {
   const values: unknown[] = [...filter.values];
-  const exclusions: string[] = [];
-  if (held.uids.length > 0) {
-    // The ids as one literal (a join, not node-postgres's per-element escaping).
-    values.push(arrayLiteral(held.uids));
-    exclusions.push(`NOT (a.instance_uid = ANY($${values.length}::text[]))`);
-  }
-  if (held.by !== undefined) {
-    values.push(held.by);
-    exclusions.push(notHeldBy(values.length));
-  }
+  const exclusions = leavingOut(held, values);
   if (hiddenUids.length > 0) {
     values.push(hiddenUids, hiddenLastSeen);
     exclusions.push(`NOT EXISTS (SELECT 1 FROM unnest($${values.length - 1}::text[], $${values.length}::float8[]) m(uid, last_seen)

@@ -123,11 +123,20 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     return resolved === undefined ? plain : filterSql(filter, { ...options, resolved });
   }
 
-  /** What a list leaves out for the registry's `uids` (ascending): by held_by, and the rest by id. */
+  /**
+   * What a list leaves out for the registry's `uids` (ascending): by held_by, and the rest by id.
+   * A page's scan and count get the same array: it is walked once.
+   */
+  const helds = new WeakMap<readonly InstanceUid[], Held>();
   function heldOf(uids: readonly InstanceUid[]): Held {
     const held = deps.held;
     if (held === undefined || uids.length === 0) return { uids };
-    return { uids: uids.filter((uid) => !held.confirmed(uid)), by: held.name };
+    let out = helds.get(uids);
+    if (out === undefined) {
+      out = { uids: uids.filter((uid) => !held.confirmed(uid)), by: held.name };
+      helds.set(uids, out);
+    }
+    return out;
   }
 
   async function reading<T>(read: () => Promise<T>): Promise<T> {
