@@ -16,6 +16,7 @@
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 
 export interface ConnectionGuardOptions {
   /** From accept to the first complete request's headers (listeners.header_timeout). */
@@ -40,7 +41,9 @@ export interface ConnectionGuard {
 
 /**
  * A TLS request's socket is not the accepted TCP socket but wraps it; both report the same
- * addresses, which name one open TCP connection of the listener.
+ * addresses, which name one open TCP connection of the listener. Only TLS listeners build it: a
+ * plain request's socket is the accepted one, which carries its entry (no address lookups, which
+ * are system calls, and no string per connection).
  */
 const keyOf = (s: Socket): string => `${s.localAddress}|${s.localPort}|${s.remoteAddress}|${s.remotePort}`;
 
@@ -51,41 +54,65 @@ export const hardLimitOf = (maxConnections: number): number =>
 interface Accepted {
   readonly over: boolean;
   timer: NodeJS.Timeout | undefined;
+  /** Its key in the TLS listener's map; undefined on a plain listener. */
+  key: string | undefined;
 }
 
+/**
+ * A socket's entry: set at accept on the accepted socket, and on a TLS request's socket once its
+ * first request found it (null: accepted before the guard was on).
+ */
+const entryKey = Symbol('connection guard entry');
+type Guarded = Socket & { [entryKey]?: Accepted | null };
+
 export function createConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
+  /** A TLS listener's entries by key (keyOf). */
   const accepted = new Map<string, Accepted>();
-  /**
-   * Each request's socket after its first request: a keep-alive socket's later requests find their
-   * entry without building its key again (null: accepted before the guard was on).
-   */
-  const heardOn = new WeakMap<Socket, Accepted | null>();
+  /** Set by attach: the listener is a TLS one, whose requests come on sockets wrapping the accepted ones. */
+  let keyed = false;
   let open = 0;
 
   function onConnection(socket: Socket): void {
-    const key = keyOf(socket);
     const max = options.maxConnections;
-    const entry: Accepted = { over: max !== undefined && open >= max, timer: undefined };
+    const entry: Accepted = { over: max !== undefined && open >= max, timer: undefined, key: undefined };
     open++;
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined;
-      options.onRefused?.('request_timeout', socket.remoteAddress ?? '');
-      socket.destroy();
-    }, options.firstRequestMs).unref();
-    accepted.set(key, entry);
-    socket.once('close', () => {
-      open--;
-      if (entry.timer !== undefined) clearTimeout(entry.timer);
-      if (accepted.get(key) === entry) accepted.delete(key);
-    });
+    // One listener and one timer callback for every socket: no closures per connection.
+    entry.timer = setTimeout(requestTimeout, options.firstRequestMs, socket).unref();
+    (socket as Guarded)[entryKey] = entry;
+    if (keyed) {
+      entry.key = keyOf(socket);
+      accepted.set(entry.key, entry);
+    }
+    socket.on('close', onClose);
+  }
+
+  function requestTimeout(socket: Socket): void {
+    const entry = (socket as Guarded)[entryKey];
+    if (entry) entry.timer = undefined;
+    options.onRefused?.('request_timeout', socket.remoteAddress ?? '');
+    socket.destroy();
+  }
+
+  function onClose(this: Socket): void {
+    open--;
+    const entry = (this as Guarded)[entryKey];
+    if (!entry) return;
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (entry.key !== undefined && accepted.get(entry.key) === entry) accepted.delete(entry.key);
+  }
+
+  /** The entry of a request's socket: the accepted socket's own, or found once by its key (TLS). */
+  function entryOf(socket: Socket): Accepted | undefined {
+    const own = (socket as Guarded)[entryKey];
+    if (own !== undefined) return own ?? undefined;
+    const found = keyed ? accepted.get(keyOf(socket)) : undefined;
+    (socket as Guarded)[entryKey] = found ?? null;
+    return found;
   }
 
   /** The socket asked something: the first-request timer has done its work. */
   function heard(req: IncomingMessage): void {
-    const socket = req.socket;
-    if (heardOn.has(socket)) return;
-    const entry = accepted.get(keyOf(socket));
-    heardOn.set(socket, entry ?? null);
+    const entry = entryOf(req.socket);
     if (entry?.timer === undefined) return;
     clearTimeout(entry.timer);
     entry.timer = undefined;
@@ -93,6 +120,7 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
 
   return {
     attach(server) {
+      keyed = server instanceof TlsServer;
       server.on('connection', onConnection);
       if (options.maxConnections !== undefined) {
         server.maxConnections = hardLimitOf(options.maxConnections);
@@ -108,8 +136,6 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
       return open;
     },
     // Still over: sockets that closed since its accept may have made room for it.
-    overCapacity: (req) =>
-      (heardOn.get(req.socket) ?? accepted.get(keyOf(req.socket)))?.over === true &&
-      open > (options.maxConnections ?? Infinity),
+    overCapacity: (req) => entryOf(req.socket)?.over === true && open > (options.maxConnections ?? Infinity),
   };
 }
