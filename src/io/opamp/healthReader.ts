@@ -14,7 +14,13 @@ export const noComponents: Readonly<Record<string, ComponentHealth>> = Object.fr
 
 /**
  * Reads a ComponentHealth sub-message whole, starting at its length. Timestamps repeat
- * (fixed64Repeated): one BigInt per distinct value in a row, kept in the reader's tables.
+ * (fixed64Repeated): one BigInt per distinct value in a row, kept in the reader's tables. So do whole
+ * nodes, within a tree (a pipeline's healthy components) and across agents (a fleet of one
+ * collector build reports the same tree): a node equal to the last one read at its depth, its
+ * children being the very same nodes, is that node. Agents' records then share one copy of a
+ * health they report alike (as they share config bodies, sharedText.ts) instead of a tree of
+ * objects each, which the garbage collector would copy as records age. Health nodes are data, never
+ * changed once read.
  */
 export function readHealth(r: Reader, depth: number): ComponentHealth {
   if (depth > maxDepth) throw giveUp;
@@ -65,5 +71,35 @@ export function readHealth(r: Reader, depth: number): ComponentHealth {
     }
   }
   r.leave(outer);
-  return { healthy, startTimeNanos, lastError, status, statusTimeNanos, components };
+  const last = r.tables.lastHealth[depth];
+  if (
+    last !== undefined &&
+    last.healthy === healthy &&
+    last.startTimeNanos === startTimeNanos &&
+    last.lastError === lastError &&
+    last.status === status &&
+    last.statusTimeNanos === statusTimeNanos &&
+    sameComponents(last.components, components)
+  )
+    return last;
+  const health = { healthy, startTimeNanos, lastError, status, statusTimeNanos, components };
+  r.tables.lastHealth[depth] = health;
+  return health;
+}
+
+/** The same names in the same order, each holding the very same node (children are shared first). */
+function sameComponents(
+  a: Readonly<Record<string, ComponentHealth>>,
+  b: Readonly<Record<string, ComponentHealth>>,
+): boolean {
+  if (a === b) return true;
+  if (a === noComponents || b === noComponents) return false;
+  const names = Object.keys(a);
+  const others = Object.keys(b);
+  if (names.length !== others.length) return false;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (others[i] !== name || a[name] !== b[name]) return false;
+  }
+  return true;
 }
