@@ -53,7 +53,10 @@ export const hardLimitOf = (maxConnections: number): number =>
 
 interface Accepted {
   readonly over: boolean;
-  timer: NodeJS.Timeout | undefined;
+  /** When its first request is due (performance.now(), ms). */
+  readonly due: number;
+  /** The socket, until its first request came or it closed: what the deadline destroys. */
+  waiting: Socket | undefined;
   /** Its key in the TLS listener's map; undefined on a plain listener. */
   key: string | undefined;
 }
@@ -71,33 +74,71 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
   /** Set by attach: the listener is a TLS one, whose requests come on sockets wrapping the accepted ones. */
   let keyed = false;
   let open = 0;
+  /**
+   * Entries in order of accept, so of deadline (every socket has the same wait), from `head` on:
+   * one timer for the earliest instead of a timer per socket, whose creation and clearing would be
+   * most of what the guard costs a connection.
+   */
+  const deadlines: (Accepted | undefined)[] = [];
+  let head = 0;
+  let timer: NodeJS.Timeout | undefined;
 
   function onConnection(socket: Socket): void {
     const max = options.maxConnections;
-    const entry: Accepted = { over: max !== undefined && open >= max, timer: undefined, key: undefined };
+    const entry: Accepted = {
+      over: max !== undefined && open >= max,
+      due: performance.now() + options.firstRequestMs,
+      waiting: socket,
+      key: undefined,
+    };
     open++;
-    // One listener and one timer callback for every socket: no closures per connection.
-    entry.timer = setTimeout(requestTimeout, options.firstRequestMs, socket).unref();
+    deadlines.push(entry);
+    if (timer === undefined) arm(options.firstRequestMs);
     (socket as Guarded)[entryKey] = entry;
     if (keyed) {
       entry.key = keyOf(socket);
       accepted.set(entry.key, entry);
     }
+    // One listener for every socket: no closure per connection.
     socket.on('close', onClose);
   }
 
-  function requestTimeout(socket: Socket): void {
-    const entry = (socket as Guarded)[entryKey];
-    if (entry) entry.timer = undefined;
-    options.onRefused?.('request_timeout', socket.remoteAddress ?? '');
-    socket.destroy();
+  function arm(delayMs: number): void {
+    timer = setTimeout(expire, Math.max(1, Math.ceil(delayMs))).unref();
+  }
+
+  /** Destroys the sockets whose deadline passed without a request; waits for the next one. */
+  function expire(): void {
+    timer = undefined;
+    const now = performance.now();
+    while (head < deadlines.length) {
+      const entry = deadlines[head]!;
+      if (entry.waiting !== undefined && entry.due > now) break;
+      deadlines[head++] = undefined;
+      const socket = entry.waiting;
+      if (socket === undefined) continue;
+      entry.waiting = undefined;
+      options.onRefused?.('request_timeout', socket.remoteAddress ?? '');
+      socket.destroy();
+    }
+    if (head === deadlines.length) {
+      deadlines.length = 0;
+      head = 0;
+      return;
+    }
+    // The passed entries leave the array once they are most of it.
+    if (head > 1024 && head * 2 > deadlines.length) {
+      deadlines.splice(0, head);
+      head = 0;
+    }
+    arm(deadlines[head]!.due - now);
   }
 
   function onClose(this: Socket): void {
     open--;
     const entry = (this as Guarded)[entryKey];
     if (!entry) return;
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    entry.waiting = undefined;
     if (entry.key !== undefined && accepted.get(entry.key) === entry) accepted.delete(entry.key);
   }
 
@@ -113,9 +154,7 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
   /** The socket asked something: the first-request timer has done its work. */
   function heard(req: IncomingMessage): void {
     const entry = entryOf(req.socket);
-    if (entry?.timer === undefined) return;
-    clearTimeout(entry.timer);
-    entry.timer = undefined;
+    if (entry !== undefined) entry.waiting = undefined;
   }
 
   return {
