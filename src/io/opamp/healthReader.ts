@@ -25,12 +25,17 @@ export const noComponents: Readonly<Record<string, ComponentHealth>> = Object.fr
 export function readHealth(r: Reader, depth: number): ComponentHealth {
   if (depth > maxDepth) throw giveUp;
   const outer = r.enter();
+  const last = r.tables.lastHealth[depth];
+  const lastNames = r.tables.lastHealthNames[depth] ?? noNames;
   let healthy = false;
   let startTimeNanos = 0n;
   let lastError = '';
   let status = '';
   let statusTimeNanos = 0n;
   let components = noComponents as Record<string, ComponentHealth>;
+  /** The components read so far are the first `count` of `last`'s (none is built while they are). */
+  let sameSoFar = last !== undefined;
+  let count = 0;
   while (r.pos < r.end) {
     const tag = r.uint32();
     switch (tag) {
@@ -62,8 +67,17 @@ export function readHealth(r: Reader, depth: number): ComponentHealth {
         }
         r.leave(entryOuter);
         if (child === undefined) throw giveUp;
+        const name = checkMapKey(key);
+        if (sameSoFar) {
+          if (count < lastNames.length && lastNames[count] === name && last!.components[name] === child) {
+            count++;
+            break;
+          }
+          sameSoFar = false;
+          components = firstOf(last!.components, lastNames, count);
+        }
         if (components === noComponents) components = {};
-        components[checkMapKey(key)] = child;
+        components[name] = child;
         break;
       }
       default:
@@ -71,35 +85,40 @@ export function readHealth(r: Reader, depth: number): ComponentHealth {
     }
   }
   r.leave(outer);
-  const last = r.tables.lastHealth[depth];
-  if (
-    last !== undefined &&
-    last.healthy === healthy &&
-    last.startTimeNanos === startTimeNanos &&
-    last.lastError === lastError &&
-    last.status === status &&
-    last.statusTimeNanos === statusTimeNanos &&
-    sameComponents(last.components, components)
-  )
-    return last;
+  if (sameSoFar) {
+    if (count === lastNames.length) {
+      if (
+        last!.healthy === healthy &&
+        last!.startTimeNanos === startTimeNanos &&
+        last!.lastError === lastError &&
+        last!.status === status &&
+        last!.statusTimeNanos === statusTimeNanos
+      )
+        return last!;
+      components = last!.components;
+    } else components = firstOf(last!.components, lastNames, count);
+  }
   const health = { healthy, startTimeNanos, lastError, status, statusTimeNanos, components };
   r.tables.lastHealth[depth] = health;
+  r.tables.lastHealthNames[depth] =
+    components === last?.components
+      ? lastNames
+      : components === noComponents
+        ? noNames
+        : Object.keys(components);
   return health;
 }
 
-/** The same names in the same order, each holding the very same node (children are shared first). */
-function sameComponents(
-  a: Readonly<Record<string, ComponentHealth>>,
-  b: Readonly<Record<string, ComponentHealth>>,
-): boolean {
-  if (a === b) return true;
-  if (a === noComponents || b === noComponents) return false;
-  const names = Object.keys(a);
-  const others = Object.keys(b);
-  if (names.length !== others.length) return false;
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    if (others[i] !== name || a[name] !== b[name]) return false;
-  }
-  return true;
+const noNames: readonly string[] = Object.freeze([]);
+
+/** A map of the first `count` components of a node read before (noComponents when none). */
+function firstOf(
+  from: Readonly<Record<string, ComponentHealth>>,
+  names: readonly string[],
+  count: number,
+): Record<string, ComponentHealth> {
+  if (count === 0) return noComponents;
+  const components: Record<string, ComponentHealth> = {};
+  for (let i = 0; i < count; i++) components[names[i]!] = from[names[i]!]!;
+  return components;
 }

@@ -49,6 +49,8 @@ export interface ReadTables {
    * handed out again instead of a copy.
    */
   readonly lastHealth: (ComponentHealth | undefined)[];
+  /** The component names of each of `lastHealth`, in order. */
+  readonly lastHealthNames: (readonly string[] | undefined)[];
 }
 
 export function createReadTables(): ReadTables {
@@ -59,6 +61,7 @@ export function createReadTables(): ReadTables {
     startTime: repeatedFixed64(),
     statusTime: repeatedFixed64(),
     lastHealth: [],
+    lastHealthNames: [],
   };
 }
 
