@@ -16,6 +16,7 @@
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 
 export interface ConnectionGuardOptions {
   /** From accept to the first complete request's headers (listeners.header_timeout). */
@@ -40,7 +41,9 @@ export interface ConnectionGuard {
 
 /**
  * A TLS request's socket is not the accepted TCP socket but wraps it; both report the same
- * addresses, which name one open TCP connection of the listener.
+ * addresses, which name one open TCP connection of the listener. Only TLS listeners build it: a
+ * plain request's socket is the accepted one, which carries its entry (no address lookups, which
+ * are system calls, and no string per connection).
  */
 const keyOf = (s: Socket): string => `${s.localAddress}|${s.localPort}|${s.remoteAddress}|${s.remotePort}`;
 
@@ -50,49 +53,113 @@ export const hardLimitOf = (maxConnections: number): number =>
 
 interface Accepted {
   readonly over: boolean;
-  timer: NodeJS.Timeout | undefined;
+  /** When its first request is due (performance.now(), ms). */
+  readonly due: number;
+  /** The socket, until its first request came or it closed: what the deadline destroys. */
+  waiting: Socket | undefined;
+  /** Its key in the TLS listener's map; undefined on a plain listener. */
+  key: string | undefined;
 }
 
+/**
+ * A socket's entry: set at accept on the accepted socket, and on a TLS request's socket once its
+ * first request found it (null: accepted before the guard was on).
+ */
+const entryKey = Symbol('connection guard entry');
+type Guarded = Socket & { [entryKey]?: Accepted | null };
+
 export function createConnectionGuard(options: ConnectionGuardOptions): ConnectionGuard {
+  /** A TLS listener's entries by key (keyOf). */
   const accepted = new Map<string, Accepted>();
-  /**
-   * Each request's socket after its first request: a keep-alive socket's later requests find their
-   * entry without building its key again (null: accepted before the guard was on).
-   */
-  const heardOn = new WeakMap<Socket, Accepted | null>();
+  /** Set by attach: the listener is a TLS one, whose requests come on sockets wrapping the accepted ones. */
+  let keyed = false;
   let open = 0;
+  /**
+   * Entries in order of accept, so of deadline (every socket has the same wait), from `head` on:
+   * one timer for the earliest instead of a timer per socket, whose creation and clearing would be
+   * most of what the guard costs a connection.
+   */
+  const deadlines: (Accepted | undefined)[] = [];
+  let head = 0;
+  let timer: NodeJS.Timeout | undefined;
 
   function onConnection(socket: Socket): void {
-    const key = keyOf(socket);
     const max = options.maxConnections;
-    const entry: Accepted = { over: max !== undefined && open >= max, timer: undefined };
+    const entry: Accepted = {
+      over: max !== undefined && open >= max,
+      due: performance.now() + options.firstRequestMs,
+      waiting: socket,
+      key: undefined,
+    };
     open++;
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined;
+    deadlines.push(entry);
+    if (timer === undefined) arm(options.firstRequestMs);
+    (socket as Guarded)[entryKey] = entry;
+    if (keyed) {
+      entry.key = keyOf(socket);
+      accepted.set(entry.key, entry);
+    }
+    // One listener for every socket: no closure per connection.
+    socket.on('close', onClose);
+  }
+
+  function arm(delayMs: number): void {
+    timer = setTimeout(expire, Math.max(1, Math.ceil(delayMs))).unref();
+  }
+
+  /** Destroys the sockets whose deadline passed without a request; waits for the next one. */
+  function expire(): void {
+    timer = undefined;
+    const now = performance.now();
+    while (head < deadlines.length) {
+      const entry = deadlines[head]!;
+      if (entry.waiting !== undefined && entry.due > now) break;
+      deadlines[head++] = undefined;
+      const socket = entry.waiting;
+      if (socket === undefined) continue;
+      entry.waiting = undefined;
       options.onRefused?.('request_timeout', socket.remoteAddress ?? '');
       socket.destroy();
-    }, options.firstRequestMs).unref();
-    accepted.set(key, entry);
-    socket.once('close', () => {
-      open--;
-      if (entry.timer !== undefined) clearTimeout(entry.timer);
-      if (accepted.get(key) === entry) accepted.delete(key);
-    });
+    }
+    if (head === deadlines.length) {
+      deadlines.length = 0;
+      head = 0;
+      return;
+    }
+    // The passed entries leave the array once they are most of it.
+    if (head > 1024 && head * 2 > deadlines.length) {
+      deadlines.splice(0, head);
+      head = 0;
+    }
+    arm(deadlines[head]!.due - now);
+  }
+
+  function onClose(this: Socket): void {
+    open--;
+    const entry = (this as Guarded)[entryKey];
+    if (!entry) return;
+    entry.waiting = undefined;
+    if (entry.key !== undefined && accepted.get(entry.key) === entry) accepted.delete(entry.key);
+  }
+
+  /** The entry of a request's socket: the accepted socket's own, or found once by its key (TLS). */
+  function entryOf(socket: Socket): Accepted | undefined {
+    const own = (socket as Guarded)[entryKey];
+    if (own !== undefined) return own ?? undefined;
+    const found = keyed ? accepted.get(keyOf(socket)) : undefined;
+    (socket as Guarded)[entryKey] = found ?? null;
+    return found;
   }
 
   /** The socket asked something: the first-request timer has done its work. */
   function heard(req: IncomingMessage): void {
-    const socket = req.socket;
-    if (heardOn.has(socket)) return;
-    const entry = accepted.get(keyOf(socket));
-    heardOn.set(socket, entry ?? null);
-    if (entry?.timer === undefined) return;
-    clearTimeout(entry.timer);
-    entry.timer = undefined;
+    const entry = entryOf(req.socket);
+    if (entry !== undefined) entry.waiting = undefined;
   }
 
   return {
     attach(server) {
+      keyed = server instanceof TlsServer;
       server.on('connection', onConnection);
       if (options.maxConnections !== undefined) {
         server.maxConnections = hardLimitOf(options.maxConnections);
@@ -108,8 +175,6 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
       return open;
     },
     // Still over: sockets that closed since its accept may have made room for it.
-    overCapacity: (req) =>
-      (heardOn.get(req.socket) ?? accepted.get(keyOf(req.socket)))?.over === true &&
-      open > (options.maxConnections ?? Infinity),
+    overCapacity: (req) => entryOf(req.socket)?.over === true && open > (options.maxConnections ?? Infinity),
   };
 }

@@ -47,18 +47,34 @@ export const attachAdmission = (req: IncomingMessage, admission: Admission): voi
   (req as Admitted)[admissionKey] = admission;
 };
 
-/** The OpAMP URL the client reached: its scheme, its Host header and the path it asked for. */
-function urlOf(req: IncomingMessage): string {
-  const tls = (req.socket as TLSSocket).encrypted === true;
-  const upgrade = req.headers.upgrade;
-  const ws = upgrade !== undefined && upgrade.toLowerCase() === 'websocket';
-  const scheme = ws ? (tls ? 'wss' : 'ws') : tls ? 'https' : 'http';
-  const host = req.headers.host ?? `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`;
-  // Asked for every plain-HTTP request: no array for the query's split.
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  const path = query < 0 ? url : url.slice(0, query);
-  return `${scheme}://${host}${path}`;
+/**
+ * The OpAMP URL the client reached: its scheme, its Host header and the path it asked for. An
+ * admission's own function (createAdmission): the URL of the request before is handed out again when
+ * its three parts are the same, as they are for nearly every agent of a listener, so a connection
+ * keeps one shared string rather than its own (the URL is read only to answer a CSR).
+ */
+function createUrlOf(): (req: IncomingMessage) => string {
+  let lastScheme = '';
+  let lastHost = '';
+  let lastPath = '';
+  let lastUrl = '';
+  return (req) => {
+    const tls = (req.socket as TLSSocket).encrypted === true;
+    const upgrade = req.headers.upgrade;
+    const ws = upgrade !== undefined && upgrade.toLowerCase() === 'websocket';
+    const scheme = ws ? (tls ? 'wss' : 'ws') : tls ? 'https' : 'http';
+    const host = req.headers.host ?? `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`;
+    // Asked for every plain-HTTP request: no array for the query's split.
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (scheme === lastScheme && host === lastHost && path === lastPath) return lastUrl;
+    lastScheme = scheme;
+    lastHost = host;
+    lastPath = path;
+    lastUrl = `${scheme}://${host}${path}`;
+    return lastUrl;
+  };
 }
 
 /** A certificate the OpAMP client CA verified: its SPIFFE id when it has one, else its subject. */
@@ -103,6 +119,7 @@ export function createAdmission(
     }
   }
 
+  const urlOf = createUrlOf();
   return (req) => {
     const url = urlOf(req);
     const socket = req.socket as TLSSocket;

@@ -14,17 +14,28 @@ export const noComponents: Readonly<Record<string, ComponentHealth>> = Object.fr
 
 /**
  * Reads a ComponentHealth sub-message whole, starting at its length. Timestamps repeat
- * (fixed64Repeated): one BigInt per distinct value in a row, kept in the reader's tables.
+ * (fixed64Repeated): one BigInt per distinct value in a row, kept in the reader's tables. So do whole
+ * nodes, within a tree (a pipeline's healthy components) and across agents (a fleet of one
+ * collector build reports the same tree): a node equal to the last one read at its depth, its
+ * children being the very same nodes, is that node. Agents' records then share one copy of a
+ * health they report alike (as they share config bodies, sharedText.ts) instead of a tree of
+ * objects each, which the garbage collector would copy as records age. Health nodes are data, never
+ * changed once read.
  */
 export function readHealth(r: Reader, depth: number): ComponentHealth {
   if (depth > maxDepth) throw giveUp;
   const outer = r.enter();
+  const last = r.tables.lastHealth[depth];
+  const lastNames = r.tables.lastHealthNames[depth] ?? noNames;
   let healthy = false;
   let startTimeNanos = 0n;
   let lastError = '';
   let status = '';
   let statusTimeNanos = 0n;
   let components = noComponents as Record<string, ComponentHealth>;
+  /** The components read so far are the first `count` of `last`'s (none is built while they are). */
+  let sameSoFar = last !== undefined;
+  let count = 0;
   while (r.pos < r.end) {
     const tag = r.uint32();
     switch (tag) {
@@ -56,8 +67,17 @@ export function readHealth(r: Reader, depth: number): ComponentHealth {
         }
         r.leave(entryOuter);
         if (child === undefined) throw giveUp;
+        const name = checkMapKey(key);
+        if (sameSoFar) {
+          if (count < lastNames.length && lastNames[count] === name && last!.components[name] === child) {
+            count++;
+            break;
+          }
+          sameSoFar = false;
+          components = firstOf(last!.components, lastNames, count);
+        }
         if (components === noComponents) components = {};
-        components[checkMapKey(key)] = child;
+        components[name] = child;
         break;
       }
       default:
@@ -65,5 +85,40 @@ export function readHealth(r: Reader, depth: number): ComponentHealth {
     }
   }
   r.leave(outer);
-  return { healthy, startTimeNanos, lastError, status, statusTimeNanos, components };
+  if (sameSoFar) {
+    if (count === lastNames.length) {
+      if (
+        last!.healthy === healthy &&
+        last!.startTimeNanos === startTimeNanos &&
+        last!.lastError === lastError &&
+        last!.status === status &&
+        last!.statusTimeNanos === statusTimeNanos
+      )
+        return last!;
+      components = last!.components;
+    } else components = firstOf(last!.components, lastNames, count);
+  }
+  const health = { healthy, startTimeNanos, lastError, status, statusTimeNanos, components };
+  r.tables.lastHealth[depth] = health;
+  r.tables.lastHealthNames[depth] =
+    components === last?.components
+      ? lastNames
+      : components === noComponents
+        ? noNames
+        : Object.keys(components);
+  return health;
+}
+
+const noNames: readonly string[] = Object.freeze([]);
+
+/** A map of the first `count` components of a node read before (noComponents when none). */
+function firstOf(
+  from: Readonly<Record<string, ComponentHealth>>,
+  names: readonly string[],
+  count: number,
+): Record<string, ComponentHealth> {
+  if (count === 0) return noComponents;
+  const components: Record<string, ComponentHealth> = {};
+  for (let i = 0; i < count; i++) components[names[i]!] = from[names[i]!]!;
+  return components;
 }

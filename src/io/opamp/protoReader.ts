@@ -5,6 +5,7 @@
 // decode the message instead.
 
 import { isAscii, isUtf8 } from 'node:buffer';
+import type { ComponentHealth } from '../../events/agentData.ts';
 
 /** Thrown inside, caught by readAgentToServer: "let protobufjs decode this one". One instance, so giving up costs no stack capture. */
 class GiveUp extends Error {}
@@ -43,6 +44,13 @@ export interface ReadTables {
   readonly internBytes: Uint8Array;
   readonly startTime: RepeatedFixed64;
   readonly statusTime: RepeatedFixed64;
+  /**
+   * The last health node read at each depth of a health tree (healthReader.ts): an equal node is
+   * handed out again instead of a copy.
+   */
+  readonly lastHealth: (ComponentHealth | undefined)[];
+  /** The component names of each of `lastHealth`, in order. */
+  readonly lastHealthNames: (readonly string[] | undefined)[];
 }
 
 export function createReadTables(): ReadTables {
@@ -52,6 +60,8 @@ export function createReadTables(): ReadTables {
     internBytes: new Uint8Array((internMask + 1) * internMaxLength),
     startTime: repeatedFixed64(),
     statusTime: repeatedFixed64(),
+    lastHealth: [],
+    lastHealthNames: [],
   };
 }
 
