@@ -11,6 +11,7 @@ import { silentLogger } from '../../../src/io/logger.ts';
 import { createAgentWriter, type AgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import { confirmingHeld, createHeldRows, type HeldRows } from '../../../src/persistence/agents/heldRows.ts';
 import { createPgStoredLists, type PgStoredLists } from '../../../src/persistence/agents/pgStoredLists.ts';
+import { heldIds } from '../../../src/persistence/agents/storeReader.ts';
 import { matchAll } from '../../../src/projections/filter/fleetFilter.ts';
 import { testSession } from '../../support/agentFixture.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
@@ -49,6 +50,28 @@ describe('held rows: who last wrote an agent, so lists leave its copy out by ind
     held.confirm([x]);
     bus.next({ type: 'AgentEvicted', at: 2, data: { uid: x, lastSeen: 1 } });
     expect(held.confirmed(x), 'evicted').to.equal(false);
+    held.stop();
+  });
+
+  it('keeps the members a list must name by id: connected and unwritten, or held disconnected', () => {
+    const bus = new Subject<FleetEvent>();
+    const held = createHeldRows('a', bus);
+    const [x, y, z] = [uidOf(1), uidOf(2), uidOf(3)];
+    bus.next(disconnected(z));
+    expect(held.members, 'a disconnect of an agent never connected here holds nothing').to.equal(0);
+    bus.next(connected(y));
+    bus.next(connected(x));
+    expect(held.unconfirmed(), 'ascending').to.deep.equal([x, y]);
+    const before = held.unconfirmed();
+    expect(held.unconfirmed(), 'the same array while nothing changed').to.equal(before);
+    held.confirm([x, y, z]);
+    expect([held.members, held.unconfirmed()]).to.deep.equal([2, []]);
+    bus.next(disconnected(x));
+    expect(held.unconfirmed(), 'held disconnected: another replica may write it').to.deep.equal([x]);
+    bus.next(connected(y));
+    expect(held.unconfirmed(), 'connected again').to.deep.equal([x, y]);
+    bus.next({ type: 'AgentEvicted', at: 2, data: { uid: x, lastSeen: 1 } });
+    expect([held.members, held.unconfirmed()], 'evicted: no longer held').to.deep.equal([1, [y]]);
     held.stop();
   });
 
@@ -107,16 +130,10 @@ describe('held rows: who last wrote an agent, so lists leave its copy out by ind
 
     /** The registry of replica A, as storedLists.ts hands it to the store: ascending ids. */
     const page = async (local: readonly InstanceUid[]) => {
-      const localSet = new Set<string>(local);
+      const held = heldIds(local);
       const visited: string[] = [];
-      await lists.scan(
-        matchAll,
-        (uid) => localSet.has(uid),
-        (a) => void visited.push(a.uid),
-        100,
-        local,
-      );
-      return { visited, count: await lists.count(matchAll, local) };
+      await lists.scan(matchAll, held, (a) => void visited.push(a.uid), 100);
+      return { visited, count: await lists.count(matchAll, held) };
     };
 
     it('sends only the ids whose rows do not name it, and reads only the others’ rows', async () => {
@@ -166,7 +183,7 @@ describe('held rows: who last wrote an agent, so lists leave its copy out by ind
         held: createHeldRows('replica-a2', new Subject<FleetEvent>()),
       });
       try {
-        expect(await restarted.count(matchAll, [])).to.equal(2);
+        expect(await restarted.count(matchAll, heldIds([]))).to.equal(2);
       } finally {
         restarted.stop();
       }

@@ -9,7 +9,10 @@ import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import { createPgStoreReader } from '../../../src/persistence/agents/pgStoreReader.ts';
 import type { PgStoredLists } from '../../../src/persistence/agents/pgStoredLists.ts';
 import { createEventBus } from '../../../src/events/bus.ts';
-import { matchAll } from '../../../src/projections/filter/fleetFilter.ts';
+import { heldIds } from '../../../src/persistence/agents/storeReader.ts';
+import { matchAll, parseFleetQuery } from '../../../src/projections/filter/fleetFilter.ts';
+import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { connected, described } from '../../support/events.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
 import { createFleetReader } from '../../../src/web/read/fleetReader.ts';
 import { testSession } from '../../support/agentFixture.ts';
@@ -40,11 +43,7 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
 
   const uids = async (l: PgStoredLists) => {
     const out: string[] = [];
-    await l.scan(
-      matchAll,
-      () => false,
-      (a) => void out.push(a.uid),
-    );
+    await l.scan(matchAll, heldIds([]), (a) => void out.push(a.uid));
     return out;
   };
 
@@ -53,7 +52,7 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     expect(await uids(lists)).to.deep.equal([]);
     await store.writer.saveAgents([agent(2), agent(1)]);
     expect(await uids(lists)).to.deep.equal([uidOf(1), uidOf(2)]);
-    expect(await lists.count(matchAll, [uidOf(2)])).to.equal(1);
+    expect(await lists.count(matchAll, heldIds([uidOf(2)]))).to.equal(1);
     await store.writer.softDeleteAgents([{ uid: uidOf(2), lastSeen: agent(2).lastSeen, at: 9000 }]);
     expect(await uids(lists)).to.deep.equal([uidOf(1)]);
   });
@@ -71,7 +70,7 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     events.next({ type: 'AgentEvicted', at: 9000, data: { uid: uidOf(1), lastSeen } });
     // The row is still live: the flush has not soft-deleted it yet.
     expect(await uids(lists)).to.deep.equal([uidOf(2)]);
-    expect(await lists.count(matchAll, [])).to.equal(1);
+    expect(await lists.count(matchAll, heldIds([]))).to.equal(1);
     expect(await reader.getAgent(uidOf(1))).to.equal(undefined);
     await store.writer.softDeleteAgents([{ uid: uidOf(1), lastSeen, at: 9000 }]);
     events.next({ type: 'AgentsSoftDeleted', at: 9100, data: { uids: [uidOf(1)] } });
@@ -79,7 +78,7 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     // The agent comes back on a sibling: a newer row, listed.
     await store.writer.saveAgents([agent(1, { lastSeen: lastSeen + 5000 })]);
     expect(await uids(lists)).to.deep.equal([uidOf(1), uidOf(2)]);
-    expect(await lists.count(matchAll, [])).to.equal(2);
+    expect(await lists.count(matchAll, heldIds([]))).to.equal(2);
     expect((await reader.getAgent(uidOf(1)))?.lastSeen).to.equal(lastSeen + 5000);
   });
 
@@ -90,7 +89,7 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     events.next({ type: 'AgentEvicted', at: 9000, data: { uid: uidOf(1), lastSeen: agent(1).lastSeen } });
     // A sibling wrote an older copy meanwhile (same last_seen): still this replica's evicted agent.
     expect(await uids(lists)).to.deep.equal([uidOf(2)]);
-    expect(await lists.count(matchAll, [])).to.equal(1);
+    expect(await lists.count(matchAll, heldIds([]))).to.equal(1);
     events.next({ type: 'AgentConnected', at: 9500, data: { uid: uidOf(1), session: testSession } });
     expect(await uids(lists)).to.deep.equal([uidOf(1), uidOf(2)]);
   });
@@ -120,6 +119,47 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     bus.close();
   });
 
+  it('pages the merged fleet by the registry’s order, its columns and its records alike', async () => {
+    // Stored 1..300; the registry holds 250..349 (its entry wins) and reports other names for them.
+    const stored = Array.from({ length: 300 }, (_, i) => agent(i + 1));
+    await store.writer.saveAgents(stored);
+    lists = store.lists();
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    for (let n = 250; n < 350; n++) {
+      bus.publish(connected(uidOf(n), 1));
+      bus.publish(described(uidOf(n), 2, { 'service.name': `svc-${n % 3 === 0 ? n : `local-${n}`}` }));
+    }
+    const reader = createFleetReader({
+      registry,
+      store: createPgStoreReader(store.pools.read, {
+        lists,
+        now: () => store.clock.now,
+        disconnectAfterMs: 45_000,
+      }),
+    });
+    const storedAsListed: AgentState[] = [];
+    await lists.scan(matchAll, heldIds([]), (a) => void storedAsListed.push(a));
+    const merged = [
+      ...[...registry.values()],
+      ...storedAsListed.filter((a) => registry.get(a.uid) === undefined),
+    ].sort((a, b) => (a.uid < b.uid ? -1 : 1));
+    for (const query of ['', 'match=service.name%3D~%22svc-2.*%22', 'connected=true', 'connected=false']) {
+      const parsed = parseFleetQuery(new URLSearchParams(query));
+      if (!parsed.ok) throw new Error(parsed.error);
+      const expected = merged.filter((a) => parsed.filter.matches(a)).map((a) => a.uid);
+      for (const offset of [0, 40, 230, 330]) {
+        const page = await reader.listPage(parsed.filter, { offset, limit: 40 }, 'api');
+        expect(page.total, `${query} total`).to.equal(expected.length);
+        expect(
+          page.agents.map((a) => a.uid),
+          `${query} offset ${offset}`,
+        ).to.deep.equal(expected.slice(offset, offset + 40));
+      }
+    }
+    bus.close();
+  });
+
   it('leaves the ids the registry holds out in the database, so a page of others reads only their rows', async () => {
     const stored = Array.from({ length: 2500 }, (_, i) => agent(i + 1));
     for (let i = 0; i < stored.length; i += 500) await store.writer.saveAgents(stored.slice(i, i + 500));
@@ -141,15 +181,8 @@ describe('fleet lists answered by PostgreSQL (no stored agent kept in memory)', 
     });
     // This replica holds every stored agent but the last.
     const held = stored.slice(0, -1).map((a) => a.uid);
-    const heldSet = new Set<string>(held);
     const visited: string[] = [];
-    await lists.scan(
-      matchAll,
-      (uid) => heldSet.has(uid),
-      (a) => void visited.push(a.uid),
-      100,
-      held,
-    );
+    await lists.scan(matchAll, heldIds(held), (a) => void visited.push(a.uid), 100);
     expect(visited).to.deep.equal([uidOf(2500)]);
     expect(rowsRead).to.equal(1);
   });

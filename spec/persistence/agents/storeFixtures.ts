@@ -6,6 +6,7 @@ import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
 import type { ConnectionId, InstanceUid } from '../../../src/events/ids.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
+import { heldIds } from '../../../src/persistence/agents/storeReader.ts';
 import { matchAll } from '../../../src/projections/filter/fleetFilter.ts';
 import { createAgentWriter, type AgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import { connectionSettings } from '../../../src/persistence/database/connectionSettings.ts';
@@ -91,11 +92,7 @@ export async function storeFixture(db: TestDatabase, disconnectAfterMs = 45_000)
   async function listed(): Promise<AgentState[]> {
     const fresh = lists();
     const out: AgentState[] = [];
-    await fresh.scan(
-      matchAll,
-      () => false,
-      (agent) => void out.push(agent),
-    );
+    await fresh.scan(matchAll, heldIds([]), (agent) => void out.push(agent));
     fresh.stop();
     return out;
   }

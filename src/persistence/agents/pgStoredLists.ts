@@ -14,7 +14,6 @@
 import type pg from 'pg';
 import type { Observable } from 'rxjs';
 import type { FleetEvent } from '../../events/fleetEvent.ts';
-import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
@@ -32,7 +31,7 @@ import {
 import { createEvictionMask } from './evictionMask.ts';
 import type { HeldRows } from './heldRows.ts';
 import { filterSql, type FilterSql, type ResolvedTerm } from './filterSql.ts';
-import type { StoredLists } from './storeReader.ts';
+import type { HeldIds, StoredLists } from './storeReader.ts';
 
 export interface StoredListsDeps {
   readonly pool: pg.Pool;
@@ -124,19 +123,14 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   }
 
   /**
-   * What a list leaves out for the registry's `uids` (ascending): by held_by, and the rest by id.
-   * A page's scan and count get the same array: it is walked once.
+   * What a list leaves out of the store for the registry's `held` agents: with held rows, the rows
+   * that name this replica by held_by and the members not confirmed by id (heldRows.ts keeps them,
+   * so no list walks the fleet); without, every held id.
    */
-  const helds = new WeakMap<readonly InstanceUid[], Held>();
-  function heldOf(uids: readonly InstanceUid[]): Held {
-    const held = deps.held;
-    if (held === undefined || uids.length === 0) return { uids };
-    let out = helds.get(uids);
-    if (out === undefined) {
-      out = { uids: uids.filter((uid) => !held.confirmed(uid)), by: held.name };
-      helds.set(uids, out);
-    }
-    return out;
+  function heldOf(held: HeldIds): Held {
+    const rows = deps.held;
+    if (rows === undefined) return { uids: held.ordered() };
+    return rows.members === 0 ? { uids: [] } : { uids: rows.unconfirmed(), by: rows.name };
   }
 
   async function reading<T>(read: () => Promise<T>): Promise<T> {
@@ -148,10 +142,9 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
 
   async function scanRows(
     filter: FleetFilter,
-    skip: (uid: InstanceUid) => boolean,
+    held: HeldIds,
     visit: (agent: AgentState) => boolean | void,
     chunkHint: number,
-    held: readonly InstanceUid[] = [],
   ): Promise<void> {
     const at = now();
     const conditions = await conditionsFor(filter, 3, at);
@@ -165,7 +158,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       for (const row of rows) {
         const agent = agentFromListRow(row, { now: at, disconnectAfterMs });
         after = agent.uid;
-        if (mask.hides(agent) || skip(agent.uid) || !filter.matches(agent)) continue;
+        if (mask.hides(agent) || held.has(agent.uid) || !filter.matches(agent)) continue;
         if (visit(agent) === false) return;
       }
       if (rows.length < chunk) return;
@@ -173,17 +166,11 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     }
   }
 
-  async function count(filter: FleetFilter, local: readonly InstanceUid[]): Promise<number> {
+  async function count(filter: FleetFilter, held: HeldIds): Promise<number> {
     const conditions = await conditionsFor(filter, countFirstParam, now());
     if (!conditions.exact) {
-      const skipped = new Set(local);
       let n = 0;
-      await scanRows(
-        filter,
-        (uid) => skipped.has(uid),
-        () => void n++,
-        candidateChunk,
-      );
+      await scanRows(filter, held, () => void n++, candidateChunk);
       return n;
     }
     const uids: string[] = [];
@@ -192,7 +179,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       uids.push(uid);
       lastSeen.push(seen);
     });
-    const [[n]] = (await query(countSql(conditions, heldOf(local), uids, lastSeen))) as [[number]];
+    const [[n]] = (await query(countSql(conditions, heldOf(held), uids, lastSeen))) as [[number]];
     return n;
   }
 
@@ -208,9 +195,8 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   const subscription = deps.events$.subscribe(follow);
 
   return {
-    scan: (filter, skip, visit, expected = 0, held = []) =>
-      reading(() => scanRows(filter, skip, visit, expected, held)),
-    count: (filter, local) => reading(() => count(filter, local)),
+    scan: (filter, held, visit, expected = 0) => reading(() => scanRows(filter, held, visit, expected)),
+    count: (filter, held) => reading(() => count(filter, held)),
     hides: (stored) => mask.hides(stored),
     reading,
     stop: () => subscription.unsubscribe(),

@@ -29,29 +29,45 @@ export interface StoredAgents {
 export type StoredList =
   { readonly ok: true; readonly agents: StoredAgents } | { readonly ok: false; readonly error: unknown };
 
+/**
+ * The agents the registry holds, which a list takes from the registry instead of the store (the
+ * local entry wins). `ordered` is built only when a store needs every id (a database that knows
+ * which rows name this replica sends only the others, heldRows.ts).
+ */
+export interface HeldIds {
+  has(uid: InstanceUid): boolean;
+  /** Every held id, ascending. */
+  ordered(): readonly InstanceUid[];
+}
+
+/** HeldIds over ids already in ascending order. */
+export function heldIds(ordered: readonly InstanceUid[]): HeldIds {
+  let set: Set<InstanceUid> | undefined;
+  return {
+    has: (uid) => (set ??= new Set(ordered)).has(uid),
+    ordered: () => ordered,
+  };
+}
+
 /** Fleet lists answered by the store at request time (the database). Every call rejects on a store error. */
 export interface StoredLists {
   /**
    * Calls `visit` with the live stored agents `filter` accepts, in ascending instance_uid order,
    * until it returns false or they run out: without effective configs, without the agents this
    * replica has evicted since, `connected` only while the stored session is fresh (rule 10), and
-   * without those `skip` names (the registry's: the local entry wins). Agents arrive in bounded
-   * chunks; `visit` is called synchronously within one chunk.
+   * without the `held` ones (the registry's: the local entry wins; the database leaves them out,
+   * so a replica holding most of the fleet does not read its own agents' rows). Agents arrive in
+   * bounded chunks; `visit` is called synchronously within one chunk.
    */
   scan(
     filter: FleetFilter,
-    skip: (uid: InstanceUid) => boolean,
+    held: HeldIds,
     visit: (agent: AgentState) => boolean | void,
     /** How many agents the caller expects to take: the size of the first chunk read. */
     expected?: number,
-    /**
-     * The ids `skip` names, in ascending order, when the caller has them: the database leaves them
-     * out too, so a replica holding most of the fleet does not read its own agents' rows.
-     */
-    held?: readonly InstanceUid[],
   ): Promise<void>;
-  /** How many agents scan would visit with `skip` true for exactly the uids in `local`. */
-  count(filter: FleetFilter, local: readonly InstanceUid[]): Promise<number>;
+  /** How many agents scan would visit. */
+  count(filter: FleetFilter, held: HeldIds): Promise<number>;
 }
 
 export interface AgentStoreReader {

@@ -32,6 +32,8 @@ export const maxMatchers = 32;
 export interface AttributeTest {
   readonly key: string;
   readonly test: ValueTest;
+  /** The matcher (key, operator, value): equal for tests that give the same answers. */
+  readonly text: string;
 }
 
 export interface FleetFilter {
@@ -194,7 +196,8 @@ export function compileFilter(terms: readonly FilterTerm[], context: FilterConte
     }
     const compiled = compileValueTest(term.matcher);
     if (!compiled.ok) return compiled;
-    attributeTests.push({ key: term.matcher.key, test: compiled.value });
+    const { key, op, value } = term.matcher;
+    attributeTests.push({ key, test: compiled.value, text: `${key}\u0000${op}\u0000${value}` });
   }
   const matches = (agent: AgentState): boolean => {
     for (const p of agentTests) if (!p(agent)) return false;

@@ -22,6 +22,12 @@ import { createUidOrder, type UidSlot } from './uidOrder.ts';
 import { evolveAgent } from '../agent/evolveAgent.ts';
 import { createDecidedStates } from './decidedStates.ts';
 
+/** Agents read by position (an array is one). */
+export interface OrderedAgents {
+  readonly length: number;
+  at(index: number): AgentState | undefined;
+}
+
 /** Read-only view of the live registry. Safe to call at any time; never blocks. */
 export interface Registry {
   get(uid: InstanceUid): AgentState | undefined;
@@ -45,6 +51,11 @@ export interface Registry {
    * need few records (call it in the same synchronous turn as the column read it serves).
    */
   orderedAt(index: number): AgentState | undefined;
+  /**
+   * forEachOrdered's order as it is now, to read by index later (across awaits): later arrivals and
+   * departures do not shift it, and each index reads its agent's latest state. Free to take.
+   */
+  orderedSnapshot(): OrderedAgents;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
   /**
@@ -155,6 +166,11 @@ export function createRegistryProjection(
     return order.slots()[index]?.state;
   }
 
+  function orderedSnapshot(): OrderedAgents {
+    const slots = order.slots();
+    return { length: slots.length, at: (index) => slots[index]?.state };
+  }
+
   function* values(): IterableIterator<AgentState> {
     for (const slot of agents.values()) yield slot.state;
   }
@@ -179,6 +195,7 @@ export function createRegistryProjection(
     forEachOrdered,
     attributeColumn,
     orderedAt,
+    orderedSnapshot,
     values,
     bySilence,
     stop: () => subscription.unsubscribe(),

@@ -21,9 +21,10 @@ import type { InstanceUid } from '../../events/ids.ts';
 import type { Logger } from '../../io/logger.ts';
 import type { AgentStoreReader, StoredAgents } from '../../persistence/agents/storeReader.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
-import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { OrderedAgents, Registry } from '../../projections/registry/registryProjection.ts';
 import type { Page } from '../query/page.ts';
 import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
+import { createAcceptCache } from './acceptCache.ts';
 import { forEachMerged } from './forEachMerged.ts';
 import { storedListAll, storedListPage } from './storedLists.ts';
 
@@ -64,6 +65,7 @@ export interface FleetReader {
 
 export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   const { registry, store } = deps;
+  const acceptCache = createAcceptCache();
 
   /**
    * The stored agents of one list, or undefined when the store cannot serve it: the list is then the
@@ -88,9 +90,9 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
    * value. Valid for one synchronous walk.
    */
   function acceptColumns(filter: FleetFilter): { ids: Uint32Array; accept: Uint8Array }[] {
-    return filter.attributeTests.map(({ key, test }) => {
+    return filter.attributeTests.map(({ key, test, text }) => {
       const column = registry.attributeColumn(key);
-      return { ids: column.ids, accept: Uint8Array.from(column.values, (v) => (test(v) ? 1 : 0)) };
+      return { ids: column.ids, accept: acceptCache.accepts(column.values, text, test) };
     });
   }
 
@@ -132,6 +134,31 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
       total++;
     }
     return { agents, total, partial: false };
+  }
+
+  /**
+   * The registry's matches in instance_uid order for a database list, which reads few of them (a
+   * page) but needs how many: the empty filter is the ordered index itself, a filter of attribute
+   * terms the positions its columns accept (no record read), any other one pass over the records.
+   */
+  function localOrdered(filter: FleetFilter): OrderedAgents {
+    if (filter.empty) return registry.orderedSnapshot();
+    if (filter.agentTests.length > 0) return localMatches(filter);
+    const snapshot = registry.orderedSnapshot();
+    const columns = acceptColumns(filter);
+    const size = columns[0]!.ids.length;
+    const positions = new Int32Array(size);
+    let n = 0;
+    for (let i = 0; i < size; i++) {
+      let accepted = true;
+      for (const c of columns)
+        if (c.accept[c.ids[i]!] === 0) {
+          accepted = false;
+          break;
+        }
+      if (accepted) positions[n++] = i;
+    }
+    return { length: n, at: (index) => (index < n ? snapshot.at(positions[index]!) : undefined) };
   }
 
   /** The registry's matches in instance_uid order: one tight pass over the ordered index. */
@@ -184,7 +211,7 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   function listPage(filter: FleetFilter, page: Page, surface: ReadSurface): Promise<FleetPage> {
     const lists = store?.lists;
     if (lists !== undefined)
-      return storedListPage(lists, registry, localMatches(filter), filter, page).catch((error: unknown) => {
+      return storedListPage(lists, registry, localOrdered(filter), filter, page).catch((error: unknown) => {
         fellBack(surface, error);
         return { ...localPage(filter, page), partial: true };
       });

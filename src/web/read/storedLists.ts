@@ -10,14 +10,33 @@
 // million stored agents never holds them all (docs/persistence.md).
 
 import type { InstanceUid } from '../../events/ids.ts';
-import type { StoredLists } from '../../persistence/agents/storeReader.ts';
+import type { HeldIds, StoredLists } from '../../persistence/agents/storeReader.ts';
 import type { AgentState } from '../../projections/agent/agentState.ts';
 import type { FleetFilter } from '../../projections/filter/fleetFilter.ts';
-import type { Registry } from '../../projections/registry/registryProjection.ts';
+import type { OrderedAgents, Registry } from '../../projections/registry/registryProjection.ts';
 import type { Page } from '../query/page.ts';
 
 /** The most agents the fleet page asks listAll for from a database store's list. */
 export const listAllLimit = 50_000;
+
+/**
+ * The registry's agents as the store leaves them out: membership by lookup, and the ordered ids
+ * built only if the store asks for them (a store that knows its held rows does not).
+ */
+function heldBy(registry: Registry): HeldIds {
+  let ids: InstanceUid[] | undefined;
+  return {
+    has: (uid) => registry.get(uid) !== undefined,
+    ordered() {
+      if (ids === undefined) {
+        const out: InstanceUid[] = [];
+        registry.forEachOrdered((agent) => void out.push(agent.uid));
+        ids = out;
+      }
+      return ids;
+    },
+  };
+}
 
 /**
  * Visits the merged set in instance_uid order until `visit` returns false: `local` are the
@@ -25,47 +44,43 @@ export const listAllLimit = 50_000;
  */
 async function forEachMergedStored(
   lists: StoredLists,
-  registry: Registry,
-  local: readonly AgentState[],
+  held: HeldIds,
+  local: OrderedAgents,
   filter: FleetFilter,
   expected: number,
-  heldUids: readonly InstanceUid[],
   visit: (agent: AgentState) => boolean,
 ): Promise<void> {
   let i = 0;
   let going = true;
-  const held = (uid: InstanceUid) => registry.get(uid) !== undefined;
   await lists.scan(
     filter,
     held,
     (agent) => {
-      for (; going && i < local.length && local[i]!.uid < agent.uid; i++) going = visit(local[i]!);
+      for (; going && i < local.length && local.at(i)!.uid < agent.uid; i++) going = visit(local.at(i)!);
       if (going) going = visit(agent);
       return going;
     },
     expected,
-    heldUids,
   );
-  for (; going && i < local.length; i++) going = visit(local[i]!);
+  for (; going && i < local.length; i++) going = visit(local.at(i)!);
 }
 
 export async function storedListPage(
   lists: StoredLists,
   registry: Registry,
-  local: readonly AgentState[],
+  local: OrderedAgents,
   filter: FleetFilter,
   page: Page,
 ): Promise<{ agents: AgentState[]; total: number; partial: boolean }> {
   const agents: AgentState[] = [];
   const end = page.offset + page.limit;
   let seen = 0;
-  const localUids: InstanceUid[] = [];
-  registry.forEachOrdered((agent) => void localUids.push(agent.uid));
+  const held = heldBy(registry);
   const [stored] = await Promise.all([
-    lists.count(filter, localUids),
+    lists.count(filter, held),
     end === 0
       ? undefined
-      : forEachMergedStored(lists, registry, local, filter, end, localUids, (agent) => {
+      : forEachMergedStored(lists, held, local, filter, end, (agent) => {
           if (seen >= page.offset) agents.push(agent);
           return ++seen < end;
         }),
@@ -82,9 +97,8 @@ export async function storedListAll(
 ): Promise<{ agents: AgentState[]; partial: boolean; limited?: boolean }> {
   const agents: AgentState[] = [];
   let limited = false;
-  const heldUids: InstanceUid[] = [];
-  registry.forEachOrdered((agent) => void heldUids.push(agent.uid));
-  await forEachMergedStored(lists, registry, local, filter, Math.min(limit, 1_000_000), heldUids, (agent) => {
+  const held = heldBy(registry);
+  await forEachMergedStored(lists, held, local, filter, Math.min(limit, 1_000_000), (agent) => {
     if (agents.length === limit) {
       limited = true;
       return false;
