@@ -10,7 +10,7 @@ import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import type { DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
 import { claimCommandSql, inFlightSql } from '../../../src/persistence/jobs/jobAgentsSql.ts';
 import { targetsByAgent } from '../../../src/persistence/jobs/jobTargetRows.ts';
-import { releaseTargetsSql } from '../../../src/persistence/jobs/jobStepSql.ts';
+import { releaseTargetsSql, timeOutTargetsSql } from '../../../src/persistence/jobs/jobStepSql.ts';
 import { createTargetObserver, type TargetObserver } from '../../../src/persistence/jobs/targetObserver.ts';
 import { connected, uid as agentUid } from '../../support/events.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
@@ -97,6 +97,69 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
     await observer.flush();
     expect(await targetRow(jobId)).to.deep.equal({ state: 'succeeded', finished: sentAt + 500 });
     expect(requested).to.deep.equal([jobId]);
+  });
+
+  it('times a rollout target out from when it was sent its config, not from its release', async () => {
+    // A stage of many targets: this one is sent the revision 20 s after its release (the service
+    // was reaching the others first); an apply_timeout of 15 s counts from then.
+    const rollout = createTargetObserver({
+      pool: fixture.pool,
+      scheduler: clock.scheduler,
+      agentHere: () => ({ availableComponents: null }) as unknown as AgentState,
+      desiredFor: () => ({ hash: 'rev2' }) as DesiredConfig,
+      requestStep: (jobId) => {
+        requested.push(jobId);
+        return Promise.resolve();
+      },
+      logger: silentLogger(),
+      flushMs: 200,
+    });
+    try {
+      const { store, pool } = fixture;
+      const job = await store.create({
+        filter: '',
+        action: 'config_rollout',
+        action_config: { config: 'sent-later', revision: 2 },
+        submitted_by: 'spec',
+      });
+      await store.arm(job.id, {
+        actor: 'spec',
+        targetMode: 'snapshot',
+        dispatchAt: 0,
+        targets: [{ uid: agent, eligible: true, reason: '' }],
+        fromRevision: 1,
+      });
+      await pool.query("UPDATE jobs SET status = 'running' WHERE id = $1", [job.id]);
+      const releasedAt = clock.now();
+      await pool.query(releaseTargetsSql(job.id, 1, 1, releasedAt));
+      const flying = await inFlight();
+      rollout.update(flying);
+      clock.advance(20_000);
+      await rollout.flush();
+      const sentAt = clock.now();
+      rollout.observe(
+        { type: 'AgentRemoteConfigOffered', at: sentAt, data: { uid: agent, hash: 'rev2', configs: [] } },
+        flying.get(agent)!,
+      );
+      clock.advance(200);
+      await rollout.flush();
+      const sent = await pool.query<{ sent: number }>(
+        'SELECT (extract(epoch FROM sent_at) * 1000)::float8 AS sent FROM job_targets WHERE job_id = $1',
+        [job.id],
+      );
+      expect(sent.rows).to.deep.equal([{ sent: sentAt }]);
+      expect(requested, 'a sent time alone asks for no step').to.deep.equal([]);
+      const timedOut = async (now: number) =>
+        (await pool.query(timeOutTargetsSql(job.id, now - 15_000, 'did not apply within apply_timeout', now)))
+          .rowCount;
+      expect(
+        await timedOut(releasedAt + 16_000 + 20_000 - 1000),
+        '15 s after the release, 4 s after the send',
+      ).to.equal(0);
+      expect(await timedOut(sentAt + 15_001), '15 s after the send').to.equal(1);
+    } finally {
+      await rollout.stop();
+    }
   });
 
   it("writes a rollout target's first outcome, however many follow it within one flush", async () => {

@@ -45,7 +45,14 @@ const gone = (at: number): AgentEvent => ({
   data: { uid: a, reason: 'connection_closed' },
 });
 const given = (...events: AgentEvent[]): SeenFacts => events.reduce(evolveSeen, nothingSeen);
-const none = { outcome: null, reason: '', outcomeAt: null, unhealthyAt: null, disconnectedAt: null };
+const none = {
+  outcome: null,
+  reason: '',
+  outcomeAt: null,
+  unhealthyAt: null,
+  disconnectedAt: null,
+  sentAt: null,
+};
 
 describe('job target outcomes', () => {
   it('sees a restarted agent back when it connects again after the command', () => {
@@ -137,6 +144,29 @@ describe('job target outcomes', () => {
       disconnectedAt: 70_000,
     });
     expect(decideObservation(rollout, given(gone(70_001)), 'h2'), 'after the window').to.equal(undefined);
+  });
+
+  it('notes when a rollout target was first sent the config it should run, so apply_timeout counts from then', () => {
+    const offered = (at: number, hash: string): AgentEvent => ({
+      type: 'AgentRemoteConfigOffered',
+      at,
+      data: { uid: a, hash, configs: [] },
+    });
+    expect(decideObservation(rollout, given(offered(9_500, 'h2')), 'h2'), 'before the assignment').to.equal(
+      undefined,
+    );
+    expect(decideObservation(rollout, given(offered(12_000, 'h1')), 'h2'), 'another config').to.equal(
+      undefined,
+    );
+    expect(decideObservation(rollout, given(offered(12_000, 'h2')), 'h2')).to.deep.equal({
+      ...none,
+      sentAt: 12_000,
+    });
+    expect(
+      decideObservation({ ...rollout, sentAt: 12_000 }, given(offered(13_000, 'h2')), 'h2'),
+      'already written',
+    ).to.equal(undefined);
+    expect(decideObservation(restart, given(offered(12_000, 'h2')), 'h2'), 'a restart').to.equal(undefined);
   });
 
   it('folds only what a target depends on, returning the same facts otherwise', () => {

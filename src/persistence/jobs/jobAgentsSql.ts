@@ -69,24 +69,28 @@ export interface TargetObservation extends Observation {
 
 /**
  * Records what a replica decided about targets still in flight (targetOutcome.ts): an outcome ends
- * the target, unhealthy and disconnected times are kept from their first observation. A target
- * that finished meanwhile (timed out, cancelled) is left alone. Returns the jobs touched.
+ * the target; unhealthy, disconnected and sent times are kept from their first observation. A
+ * target that finished meanwhile (timed out, cancelled) is left alone. Returns per row the job
+ * touched, or null when only a sent time was written (that changes no count a step decides on).
  */
 export function observeTargetsSql(o: readonly TargetObservation[]): Sql {
   const col = (f: (x: TargetObservation) => string | number | null) => arrayLiteral(o.map(f));
   return {
     text: `WITH o AS (
-  SELECT * FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[])
-    AS o(job_id, uid, outcome, reason, outcome_at, unhealthy_at, disconnected_at)
+  SELECT * FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
+    $8::float8[])
+    AS o(job_id, uid, outcome, reason, outcome_at, unhealthy_at, disconnected_at, sent_at)
 )
 UPDATE job_targets t SET
   state = coalesce(o.outcome, t.state),
   reason = CASE WHEN o.outcome IS NULL OR o.reason = '' THEN t.reason ELSE o.reason END,
   finished_at = CASE WHEN o.outcome IS NULL THEN t.finished_at ELSE ${ts('o.outcome_at')} END,
   unhealthy_at = coalesce(t.unhealthy_at, ${ts('o.unhealthy_at')}),
-  disconnected_at = coalesce(t.disconnected_at, ${ts('o.disconnected_at')})
+  disconnected_at = coalesce(t.disconnected_at, ${ts('o.disconnected_at')}),
+  sent_at = coalesce(t.sent_at, ${ts('o.sent_at')})
 FROM o WHERE t.job_id = o.job_id AND t.instance_uid = o.uid AND t.state = 'in_flight'
-RETURNING t.job_id::text`,
+RETURNING CASE WHEN o.outcome IS NULL AND o.unhealthy_at IS NULL AND o.disconnected_at IS NULL THEN NULL
+  ELSE t.job_id::text END`,
     values: [
       col((x) => x.jobId),
       col((x) => x.uid),
@@ -95,6 +99,7 @@ RETURNING t.job_id::text`,
       col((x) => x.outcomeAt),
       col((x) => x.unhealthyAt),
       col((x) => x.disconnectedAt),
+      col((x) => x.sentAt),
     ],
   };
 }

@@ -19,9 +19,7 @@ import {
 } from '../../projections/jobs/targetOutcome.ts';
 import { incompatibility } from '../../projections/remoteConfig/componentTypes.ts';
 import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig.ts';
-import { notifySql } from '../database/notifications.ts';
 import { observeTargetsSql, type TargetObservation } from './jobAgentsSql.ts';
-import { jobsChannel } from './jobSql.ts';
 import type { Target } from './jobTargetRows.ts';
 
 export interface TargetObserverDeps {
@@ -90,12 +88,14 @@ export function createTargetObserver(deps: TargetObserverDeps): TargetObserver {
     try {
       const sql = observeTargetsSql(batch);
       const touched = new Set(
-        (await pool.query<[string]>({ ...sql, rowMode: 'array' })).rows.map((r) => r[0]),
+        (await pool.query<[string | null]>({ ...sql, rowMode: 'array' })).rows.flatMap((r) =>
+          r[0] === null ? [] : [r[0]],
+        ),
       );
-      for (const jobId of touched) {
-        await pool.query(notifySql(jobsChannel, jobId));
-        await deps.requestStep(jobId);
-      }
+      // No NOTIFY: an outcome changes no sibling's work (the targets it watches are its own
+      // agents'), and each one made every replica read all targets in flight again, every 200 ms
+      // through a large stage. The step asked for here notifies when it changes anything.
+      for (const jobId of touched) await deps.requestStep(jobId);
     } catch (error) {
       // Kept for the next flush (newer observations of the same target win).
       for (const o of batch) {

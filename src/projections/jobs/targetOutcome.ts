@@ -14,7 +14,10 @@ import { rolledBackFrom } from '../remoteConfig/rollback.ts';
 export interface InFlightTarget {
   readonly jobId: string;
   readonly action: 'restart' | 'config_rollout';
-  /** Restart: when the command was sent (Unix ms; null until a replica sent it), and the health start time then (0n unknown). */
+  /**
+   * Restart: when the command was sent (Unix ms; null until a replica sent it), and the health start
+   * time then (0n unknown). Rollout: when the agent was first sent its revision (null until then).
+   */
   readonly sentAt: number | null;
   readonly baselineStartNanos: bigint;
   /** Rollout: when the revision was assigned (Unix ms), and how long after it a disconnect counts as lost. */
@@ -34,6 +37,9 @@ export interface SeenFacts {
   readonly rolledBackFrom: string | null;
   readonly unhealthyAt: number | null;
   readonly disconnectedAt: number | null;
+  /** The config hash last sent to the agent, and when. */
+  readonly offeredHash: string | null;
+  readonly offeredAt: number | null;
 }
 
 export const nothingSeen: SeenFacts = {
@@ -45,6 +51,8 @@ export const nothingSeen: SeenFacts = {
   rolledBackFrom: null,
   unhealthyAt: null,
   disconnectedAt: null,
+  offeredHash: null,
+  offeredAt: null,
 };
 
 /** Folds an event of the agent; the same reference when it says nothing a target depends on. */
@@ -54,6 +62,8 @@ export function evolveSeen(seen: SeenFacts, event: AgentEvent): SeenFacts {
       return { ...seen, connectedAt: event.at };
     case 'AgentDisconnected':
       return { ...seen, disconnectedAt: event.at };
+    case 'AgentRemoteConfigOffered':
+      return { ...seen, offeredHash: event.data.hash, offeredAt: event.at };
     case 'AgentRemoteConfigReported': {
       const report = event.data.status;
       const rolledBack = rolledBackFrom(seen.report, report, null, seen.rolledBackFrom);
@@ -76,6 +86,8 @@ export interface Observation {
   readonly outcomeAt: number | null;
   readonly unhealthyAt: number | null;
   readonly disconnectedAt: number | null;
+  /** A rollout target was sent the config it should now run, at (the first one written stays). */
+  readonly sentAt: number | null;
 }
 
 const none: Observation = {
@@ -84,6 +96,7 @@ const none: Observation = {
   outcomeAt: null,
   unhealthyAt: null,
   disconnectedAt: null,
+  sentAt: null,
 };
 
 /**
@@ -108,7 +121,9 @@ export function restartChange(target: InFlightTarget, seen: SeenFacts): Observat
  * older config (rollback.ts). A target that lacks a component type the config names fails at once
  * (it is never sent the config: componentTypes.ts), as of its assignment, reason `incompatible: …`.
  * Turning unhealthy after the assignment, or disconnecting within the disconnect window after it, is
- * noted for the gates.
+ * noted for the gates. When the agent is first sent that config is noted too: `apply_timeout` counts
+ * from then (docs/jobs.md), not from the assignment, so a target is not failed for the time the
+ * service took to reach it in a large stage.
  * @param missing what the agent lacks to run its desired config (undefined: nothing, or not known).
  */
 export function rolloutChange(
@@ -127,13 +142,21 @@ export function rolloutChange(
       reason: `incompatible: lacks ${describeMissing(missing)}`,
       outcomeAt: target.assignedAt,
     };
+  const sent =
+    target.sentAt === null && desiredHash !== undefined && seen.offeredHash === desiredHash
+      ? after(seen.offeredAt)
+      : null;
   const observed: Observation = {
     ...outcome,
     unhealthyAt: after(unhealthyAt),
     disconnectedAt: lost !== null && lost - target.assignedAt <= target.disconnectWindowMs ? lost : null,
+    sentAt: sent,
   };
   const nothing =
-    observed.outcome === null && observed.unhealthyAt === null && observed.disconnectedAt === null;
+    observed.outcome === null &&
+    observed.unhealthyAt === null &&
+    observed.disconnectedAt === null &&
+    observed.sentAt === null;
   return nothing ? undefined : observed;
 }
 
