@@ -46,27 +46,42 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
   });
   afterEach(() => observer.stop());
 
-  /** A running restart job whose one target (the agent) is released, its command not sent. */
-  async function releasedRestart(): Promise<string> {
+  /** An observer of rollout targets whose agent is here and should run `hash`. */
+  const rolloutObserver = (hash: string) =>
+    createTargetObserver({
+      pool: fixture.pool,
+      scheduler: clock.scheduler,
+      agentHere: () => ({ availableComponents: null }) as unknown as AgentState,
+      desiredFor: () => ({ hash }) as DesiredConfig,
+      requestStep: (jobId) => {
+        requested.push(jobId);
+        return Promise.resolve();
+      },
+      logger: silentLogger(),
+      flushMs: 200,
+    });
+
+  /** A running job whose one target (the agent) is released now: a restart, or a rollout of `config`. */
+  async function released(config?: string): Promise<string> {
     const { store, pool } = fixture;
     const job = await store.create({
       filter: '',
-      action: 'restart',
-      action_config: {},
+      action: config === undefined ? 'restart' : 'config_rollout',
+      action_config: config === undefined ? {} : { config, revision: 2 },
       submitted_by: 'spec',
     });
-    const targets = [{ uid: agent, eligible: true, reason: '' }];
     await store.arm(job.id, {
       actor: 'spec',
       targetMode: 'snapshot',
       dispatchAt: 0,
-      targets,
-      fromRevision: null,
+      targets: [{ uid: agent, eligible: true, reason: '' }],
+      fromRevision: config === undefined ? null : 1,
     });
     await pool.query("UPDATE jobs SET status = 'running' WHERE id = $1", [job.id]);
     await pool.query(releaseTargetsSql(job.id, 1, 1, clock.now()));
     return job.id;
   }
+
   const inFlight = async () =>
     targetsByAgent((await fixture.pool.query<unknown[]>({ ...inFlightSql(), rowMode: 'array' })).rows);
   const targetRow = async (jobId: string) =>
@@ -79,7 +94,7 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
     ).rows[0];
 
   it('judges a return seen before the command was known to be sent once it is, at the next flush', async () => {
-    const jobId = await releasedRestart();
+    const jobId = await released();
     const stale = await inFlight();
     observer.update(stale);
     // A sibling claims and sends the command; the agent restarts and comes back here.
@@ -102,36 +117,11 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
   it('times a rollout target out from when it was sent its config, not from its release', async () => {
     // A stage of many targets: this one is sent the revision 20 s after its release (the service
     // was reaching the others first); an apply_timeout of 15 s counts from then.
-    const rollout = createTargetObserver({
-      pool: fixture.pool,
-      scheduler: clock.scheduler,
-      agentHere: () => ({ availableComponents: null }) as unknown as AgentState,
-      desiredFor: () => ({ hash: 'rev2' }) as DesiredConfig,
-      requestStep: (jobId) => {
-        requested.push(jobId);
-        return Promise.resolve();
-      },
-      logger: silentLogger(),
-      flushMs: 200,
-    });
+    const rollout = rolloutObserver('rev2');
     try {
-      const { store, pool } = fixture;
-      const job = await store.create({
-        filter: '',
-        action: 'config_rollout',
-        action_config: { config: 'sent-later', revision: 2 },
-        submitted_by: 'spec',
-      });
-      await store.arm(job.id, {
-        actor: 'spec',
-        targetMode: 'snapshot',
-        dispatchAt: 0,
-        targets: [{ uid: agent, eligible: true, reason: '' }],
-        fromRevision: 1,
-      });
-      await pool.query("UPDATE jobs SET status = 'running' WHERE id = $1", [job.id]);
+      const { pool } = fixture;
       const releasedAt = clock.now();
-      await pool.query(releaseTargetsSql(job.id, 1, 1, releasedAt));
+      const jobId = await released('sent-later');
       const flying = await inFlight();
       rollout.update(flying);
       clock.advance(20_000);
@@ -145,12 +135,12 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       await rollout.flush();
       const sent = await pool.query<{ sent: number }>(
         'SELECT (extract(epoch FROM sent_at) * 1000)::float8 AS sent FROM job_targets WHERE job_id = $1',
-        [job.id],
+        [jobId],
       );
       expect(sent.rows).to.deep.equal([{ sent: sentAt }]);
       expect(requested, 'a sent time alone asks for no step').to.deep.equal([]);
       const timedOut = async (now: number) =>
-        (await pool.query(timeOutTargetsSql(job.id, now - 15_000, 'did not apply within apply_timeout', now)))
+        (await pool.query(timeOutTargetsSql(jobId, now - 15_000, 'did not apply within apply_timeout', now)))
           .rowCount;
       expect(
         await timedOut(releasedAt + 16_000 + 20_000 - 1000),
@@ -165,33 +155,10 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
   it("writes a rollout target's first outcome, however many follow it within one flush", async () => {
     // The agent reports FAILED for the revision, then APPLIED for its old config (it rolled back),
     // both before the next flush, as a slow machine batches them: the agent's own reason is kept.
-    const rollout = createTargetObserver({
-      pool: fixture.pool,
-      scheduler: clock.scheduler,
-      agentHere: () => ({ availableComponents: null }) as unknown as AgentState,
-      desiredFor: () => ({ hash: 'bad' }) as DesiredConfig,
-      requestStep: () => Promise.resolve(),
-      logger: silentLogger(),
-      flushMs: 200,
-    });
+    const rollout = rolloutObserver('bad');
     try {
-      const { store, pool } = fixture;
-      const job = await store.create({
-        filter: '',
-        action: 'config_rollout',
-        action_config: { config: 'c', revision: 2 },
-        submitted_by: 'spec',
-      });
-      const targets = [{ uid: agent, eligible: true, reason: '' }];
-      await store.arm(job.id, {
-        actor: 'spec',
-        targetMode: 'snapshot',
-        dispatchAt: 0,
-        targets,
-        fromRevision: 1,
-      });
-      await pool.query("UPDATE jobs SET status = 'running' WHERE id = $1", [job.id]);
-      await pool.query(releaseTargetsSql(job.id, 1, 1, clock.now()));
+      const { pool } = fixture;
+      const jobId = await released('c');
       const flying = await inFlight();
       rollout.update(flying);
       const report = (hash: string, status: 'failed' | 'applied', errorMessage = ''): AgentEvent => ({
@@ -206,7 +173,7 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       await rollout.flush();
       const row = await pool.query<{ state: string; reason: string }>(
         'SELECT state, reason FROM job_targets WHERE job_id = $1',
-        [job.id],
+        [jobId],
       );
       expect(row.rows).to.deep.equal([{ state: 'failed', reason: 'the agent failed to start' }]);
     } finally {

@@ -7,6 +7,8 @@ import { evolveAgent } from '../../../src/projections/agent/evolveAgent.ts';
 import type { InstanceUid } from '../../../src/events/ids.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
 import { checkedIn, connected, described, disconnected, evicted } from '../../support/events.ts';
+import { agentFlags } from '../../../src/projections/agent/agentFlags.ts';
+import { health } from '../../support/agentFixture.ts';
 
 const fold = (events: readonly AgentEvent[], from?: AgentState) =>
   events.reduce<AgentState | undefined>(evolveAgent, from);
@@ -21,6 +23,32 @@ describe('registry projection', () => {
     bus.publish(evicted('b' as InstanceUid, 2, 1));
     expect([...registry.ordered()].map((x) => x.uid)).to.deep.equal(['a', 'c', 'd']);
     expect(registry.size).to.equal(3);
+  });
+
+  it('keeps every agent’s flags in order as health, connection and membership change', () => {
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => {});
+    const healthAt = (id: string, at: number, healthy: boolean): AgentEvent => ({
+      type: 'AgentHealthReported',
+      at,
+      data: { uid: id as InstanceUid, health: health(healthy) },
+    });
+    const flags = () => [...registry.orderedFlags()];
+    const expected = () => [...registry.ordered()].map(agentFlags);
+    for (const id of ['c', 'a', 'b']) bus.publish(connected(id as InstanceUid, 1));
+    expect(flags()).to.deep.equal(expected());
+    const before = registry.orderedFlags();
+    bus.publish(healthAt('b', 2, true));
+    bus.publish(healthAt('c', 2, false));
+    bus.publish(disconnected('a' as InstanceUid, 3));
+    expect(registry.orderedFlags(), 'updated in place while the membership stays').to.equal(before);
+    expect(flags()).to.deep.equal(expected());
+    expect(flags()).to.deep.equal([0, 4 | 1 | 2, 4 | 1]);
+    bus.publish(connected('aa' as InstanceUid, 4));
+    bus.publish(evicted('c' as InstanceUid, 5, 2));
+    bus.publish(healthAt('aa', 6, false));
+    expect(flags()).to.deep.equal(expected());
+    expect(flags()).to.deep.equal([0, 4 | 1, 4 | 1 | 2]);
   });
 
   it('has folded an event by the time publish returns', () => {

@@ -4,6 +4,7 @@
 
 import type { AgentState } from '../agent/agentState.ts';
 import { attributeOf } from '../agent/agentState.ts';
+import { combineFlagTests, flagTest, type FlagTest } from '../agent/agentFlags.ts';
 import { configStates, type ConfigState } from '../remoteConfig/configState.ts';
 import { compileValueTest, type AgentPredicate, type ValueTest } from './compileMatcher.ts';
 import { booleanFilterKeys, type BooleanFilterKey, type FilterTerm } from './filterTerm.ts';
@@ -48,6 +49,13 @@ export interface FleetFilter {
    */
   readonly attributeTests: readonly AttributeTest[];
   readonly agentTests: readonly AgentPredicate[];
+  /**
+   * The boolean terms again as one test of the registry's agent flags (agentFlags.ts), and the
+   * predicates that need the record itself (config_state, components): a walk that reads the flags
+   * needs only these of agentTests.
+   */
+  readonly flags: FlagTest;
+  readonly recordTests: readonly AgentPredicate[];
 }
 
 /** What filters need beyond the agent record (the desired-config projection, for config_state). */
@@ -180,18 +188,23 @@ function configStatePredicate(states: readonly ConfigState[], context: FilterCon
 
 export function compileFilter(terms: readonly FilterTerm[], context: FilterContext = {}): ParsedQuery {
   const agentTests: AgentPredicate[] = [];
+  const recordTests: AgentPredicate[] = [];
+  const flagTests: FlagTest[] = [];
   const attributeTests: AttributeTest[] = [];
   for (const term of [...terms].sort((a, b) => cost(a) - cost(b))) {
     if (term.kind === 'boolean') {
       agentTests.push(booleanPredicates[term.key](term.value));
+      flagTests.push(flagTest(term.key, term.value));
       continue;
     }
     if (term.kind === 'config_state') {
       agentTests.push(configStatePredicate(term.states, context));
+      recordTests.push(agentTests.at(-1)!);
       continue;
     }
     if (term.kind === 'component') {
       agentTests.push(componentPredicate(term));
+      recordTests.push(agentTests.at(-1)!);
       continue;
     }
     const compiled = compileValueTest(term.matcher);
@@ -205,7 +218,12 @@ export function compileFilter(terms: readonly FilterTerm[], context: FilterConte
     return true;
   };
   const empty = agentTests.length === 0 && attributeTests.length === 0;
-  return { ok: true, filter: Object.freeze({ empty, terms, matches, attributeTests, agentTests }) };
+  // Each boolean key is given at most once (collectTerms), so the flag tests never contradict.
+  const flags = combineFlagTests(flagTests) ?? { mask: 0, want: 1 };
+  return {
+    ok: true,
+    filter: Object.freeze({ empty, terms, matches, attributeTests, agentTests, flags, recordTests }),
+  };
 }
 
 /** Parses and compiles the filter part of a fleet query string; errors are messages for a 400. */
@@ -223,4 +241,6 @@ export const matchAll: FleetFilter = Object.freeze({
   matches: () => true,
   attributeTests: [],
   agentTests: [],
+  flags: { mask: 0, want: 0 },
+  recordTests: [],
 });

@@ -18,7 +18,8 @@ import type { AgentState } from '../agent/agentState.ts';
 import type { AttributeColumn } from './attributeColumn.ts';
 import { createAttributeColumns, type ColumnSlot } from './attributeColumns.ts';
 import { createRecencyList, type RecencyNode } from './recencyList.ts';
-import { createUidOrder, type UidSlot } from './uidOrder.ts';
+import { createUidOrder, positionOf, type UidSlot } from './uidOrder.ts';
+import { agentFlags } from '../agent/agentFlags.ts';
 import { evolveAgent } from '../agent/evolveAgent.ts';
 import { createDecidedStates } from './decidedStates.ts';
 
@@ -56,6 +57,12 @@ export interface Registry {
    * departures do not shift it, and each index reads its agent's latest state. Free to take.
    */
   orderedSnapshot(): OrderedAgents;
+  /**
+   * Each agent's flags (agentFlags.ts) aligned with forEachOrdered's indexes, for walks that filter
+   * by the boolean terms without reading records. Kept up to date as agents change; call it in the
+   * same synchronous turn as the walk it serves.
+   */
+  orderedFlags(): Uint8Array;
   /** Every agent, in no particular order (cheapest iteration). */
   values(): IterableIterator<AgentState>;
   /**
@@ -80,7 +87,10 @@ export interface RegistryProjection extends Registry {
 
 export type ProjectionErrorHandler = (projection: string, error: unknown) => void;
 
-interface Slot extends ColumnSlot, RecencyNode, UidSlot<AgentState> {}
+interface Slot extends ColumnSlot, RecencyNode, UidSlot<AgentState> {
+  /** agentFlags(state). */
+  flags: number;
+}
 
 export function createRegistryProjection(
   events$: Observable<FleetEvent>,
@@ -96,6 +106,9 @@ export function createRegistryProjection(
    * row, and a lookup in a Map of 100,000 agents is a cache miss or two each time.
    */
   let recent: Slot | undefined;
+  /** The flags aligned with the ordered snapshot they were built for (orderedFlags). */
+  let flagsView = new Uint8Array(0);
+  let flagsSnapshot: readonly Slot[] | undefined;
   /** States decided with their events, kept when the last of them arrives (decided()). */
   const decisions = createDecidedStates();
 
@@ -124,6 +137,7 @@ export function createRegistryProjection(
         newer: undefined,
         listed: false,
         ordered: false,
+        flags: agentFlags(after),
       };
       agents.set(uid, fresh);
       recent = fresh;
@@ -132,6 +146,14 @@ export function createRegistryProjection(
       columns.added(fresh);
     } else {
       slot.state = after;
+      const flags = agentFlags(after);
+      if (flags !== slot.flags) {
+        slot.flags = flags;
+        if (flagsSnapshot !== undefined) {
+          const at = positionOf(flagsSnapshot, slot);
+          if (at >= 0) flagsView[at] = flags;
+        }
+      }
       if (after.lastSeen !== before?.lastSeen) recency.touch(slot);
       if (after.description !== before?.description) columns.described(slot);
     }
@@ -171,6 +193,17 @@ export function createRegistryProjection(
     return { length: slots.length, at: (index) => slots[index]?.state };
   }
 
+  function orderedFlags(): Uint8Array {
+    const slots = order.slots();
+    if (flagsSnapshot !== slots) {
+      const view = new Uint8Array(slots.length);
+      for (let i = 0; i < slots.length; i++) view[i] = slots[i]!.flags;
+      flagsView = view;
+      flagsSnapshot = slots;
+    }
+    return flagsView;
+  }
+
   function* values(): IterableIterator<AgentState> {
     for (const slot of agents.values()) yield slot.state;
   }
@@ -196,6 +229,7 @@ export function createRegistryProjection(
     attributeColumn,
     orderedAt,
     orderedSnapshot,
+    orderedFlags,
     values,
     bySilence,
     stop: () => subscription.unsubscribe(),

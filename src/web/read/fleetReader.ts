@@ -112,44 +112,20 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
   }
 
   /**
-   * A page of a filter of attribute terms only: the walk reads the accept columns alone and fetches
-   * only the page's records. Visiting every record for its reference cost a cache miss per agent,
-   * more than the matching (3 ms of a regex list at 100,000 agents).
+   * The ordered positions a filter without record tests accepts: the walk reads the accept columns
+   * and the agents' flags (registry.orderedFlags) alone, never a record. Visiting every record cost
+   * a cache miss per agent, more than the matching (3 ms of a regex list at 100,000 agents, 30 ms
+   * of `healthy=true` through the record's health). Valid for one synchronous turn.
    */
-  function columnPage(filter: FleetFilter, page: Page): FleetPage {
+  function columnPositions(filter: FleetFilter): Int32Array {
     const columns = acceptColumns(filter);
-    const agents: AgentState[] = [];
-    const end = page.offset + page.limit;
-    const size = columns[0]!.ids.length;
-    let total = 0;
-    for (let i = 0; i < size; i++) {
-      let accepted = true;
-      for (const c of columns)
-        if (c.accept[c.ids[i]!] === 0) {
-          accepted = false;
-          break;
-        }
-      if (!accepted) continue;
-      if (total >= page.offset && total < end) agents.push(registry.orderedAt(i)!);
-      total++;
-    }
-    return { agents, total, partial: false };
-  }
-
-  /**
-   * The registry's matches in instance_uid order for a database list, which reads few of them (a
-   * page) but needs how many: the empty filter is the ordered index itself, a filter of attribute
-   * terms the positions its columns accept (no record read), any other one pass over the records.
-   */
-  function localOrdered(filter: FleetFilter): OrderedAgents {
-    if (filter.empty) return registry.orderedSnapshot();
-    if (filter.agentTests.length > 0) return localMatches(filter);
-    const snapshot = registry.orderedSnapshot();
-    const columns = acceptColumns(filter);
-    const size = columns[0]!.ids.length;
+    const { mask, want } = filter.flags;
+    const flags = mask === 0 ? undefined : registry.orderedFlags();
+    const size = registry.orderedSnapshot().length;
     const positions = new Int32Array(size);
     let n = 0;
     for (let i = 0; i < size; i++) {
+      if (flags !== undefined && (flags[i]! & mask) !== want) continue;
       let accepted = true;
       for (const c of columns)
         if (c.accept[c.ids[i]!] === 0) {
@@ -158,6 +134,30 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
         }
       if (accepted) positions[n++] = i;
     }
+    return positions.subarray(0, n);
+  }
+
+  /** A page of a filter without record tests: only the page's records are fetched. */
+  function columnPage(filter: FleetFilter, page: Page): FleetPage {
+    const positions = columnPositions(filter);
+    const agents: AgentState[] = [];
+    const end = Math.min(page.offset + page.limit, positions.length);
+    for (let i = page.offset; i < end; i++) agents.push(registry.orderedAt(positions[i]!)!);
+    return { agents, total: positions.length, partial: false };
+  }
+
+  /**
+   * The registry's matches in instance_uid order for a database list, which reads few of them (a
+   * page) but needs how many: the empty filter is the ordered index itself, a filter without record
+   * tests the positions its columns and flags accept (no record read), any other one pass over the
+   * records.
+   */
+  function localOrdered(filter: FleetFilter): OrderedAgents {
+    if (filter.empty) return registry.orderedSnapshot();
+    if (filter.recordTests.length > 0) return localMatches(filter);
+    const snapshot = registry.orderedSnapshot();
+    const positions = columnPositions(filter);
+    const n = positions.length;
     return { length: n, at: (index) => (index < n ? snapshot.at(positions[index]!) : undefined) };
   }
 
@@ -198,7 +198,7 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
       });
       return { agents, total: registry.size, partial: false };
     }
-    if (filter.agentTests.length === 0) return columnPage(filter, page);
+    if (filter.recordTests.length === 0) return columnPage(filter, page);
     const test = localTest(filter);
     registry.forEachOrdered((agent, i) => {
       if (!test(agent, i)) return;
