@@ -201,6 +201,7 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     scheduler,
     logger,
     replica: deps.replica,
+    disconnectAfterMs: deps.disconnectAfterMs,
   });
   // Siblings' revocations reach this replica's bus (AgentCredentialRevoked).
   const stopRevocations = listenForRevocations({

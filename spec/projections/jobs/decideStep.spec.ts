@@ -369,6 +369,63 @@ describe('a job step', () => {
         expect(world.releases).to.have.length(1);
       });
 
+    describe('offline targets (docs/jobs.md "Stages")', () => {
+      const offline = (world: ReturnType<typeof jobWorld>, uids: readonly string[]) => {
+        for (const t of world.targets) if (uids.includes(t.uid)) t.offline = true;
+      };
+
+      it('does not hold a later stage on targets whose agent is offline while max_disconnected allows as many', () => {
+        const stages = [1, '10%', '50%', '100%'];
+        const world = jobWorld('config_rollout', rollout({ stages, gates: { max_disconnected: 2 } }), 100);
+        world.advance(0);
+        offline(world, ['a0']);
+        world.advance(20_000);
+        expect(world.releases, 'an offline canary holds its stage').to.have.length(1);
+        world.finish('succeeded');
+        world.advance(1000);
+        expect(world.releases.at(-1)).to.deep.equal([2, 9, 21_000]);
+        // Stage 2: two agents are gone before they applied; the other seven applied.
+        const [x, y] = world.targets.filter((t) => t.state === 'in_flight');
+        offline(world, [x!.uid, y!.uid]);
+        world.finish('succeeded', (t) => t !== x && t !== y);
+        world.advance(1000);
+        expect(world.releases.at(-1), 'two offline are within max_disconnected 2').to.deep.equal([
+          3, 40, 22_000,
+        ]);
+        expect([x!.state, y!.state], 'they stay in flight').to.deep.equal(['in_flight', 'in_flight']);
+        // Stage 3: one more offline makes three, beyond the gate's 2: the stage waits for them.
+        const z = world.targets.find((t) => t.state === 'in_flight' && t.stage === 3)!;
+        offline(world, [z.uid]);
+        world.finish('succeeded', (t) => t.stage === 3 && t !== z);
+        world.advance(5000);
+        expect(world.releases, 'three offline hold the stage').to.have.length(3);
+        // They come back and apply; the last stage goes out, and one of it goes offline.
+        world.finish('succeeded');
+        world.advance(1000);
+        expect(world.releases.at(-1)).to.deep.equal([4, 50, 28_000]);
+        const last = world.targets.find((t) => t.state === 'in_flight')!;
+        offline(world, [last.uid]);
+        world.finish('succeeded', (t) => t !== last);
+        world.advance(5000);
+        expect(world.job.status, 'the rollout finishes only when every target has').to.equal('running');
+        world.finish('succeeded');
+        world.advance(1000);
+        expect(world.job.status).to.equal('succeeded');
+      });
+
+      it('holds every stage on its offline targets without a max_disconnected gate', () => {
+        const world = jobWorld('config_rollout', rollout({ stages: [1, '50%', '100%'] }), 10);
+        world.advance(0);
+        world.finish('succeeded');
+        world.advance(1000);
+        const [gone] = world.targets.filter((t) => t.state === 'in_flight');
+        offline(world, [gone!.uid]);
+        world.finish('succeeded', (t) => t !== gone);
+        world.advance(30_000);
+        expect(world.releases, 'stage 3 waits for the offline target').to.have.length(2);
+      });
+    });
+
     it('does not count a target that disconnected and then applied against max_disconnected', () => {
       const world = jobWorld('config_rollout', rollout({ gates: { max_disconnected: 0 } }), 2);
       world.advance(0);

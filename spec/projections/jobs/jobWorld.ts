@@ -13,7 +13,12 @@ import {
 import { parseActionSettings } from '../../../src/projections/jobs/jobActions.ts';
 import type { TargetState } from '../../../src/projections/jobs/jobStore.ts';
 import type { TargetCandidate } from '../../../src/projections/jobs/resolveTargets.ts';
-import { gateAgentsKept, mayTrip, type StepTargets } from '../../../src/projections/jobs/stepTargets.ts';
+import {
+  gateAgentsKept,
+  mayPassOffline,
+  mayTrip,
+  type StepTargets,
+} from '../../../src/projections/jobs/stepTargets.ts';
 import { acknowledgedOf } from '../../../src/projections/jobs/rolloutPlan.ts';
 import { noTargets, type TargetCounts } from '../../../src/projections/jobs/targetCounts.ts';
 import type { FleetEvent } from '../../../src/events/fleetEvent.ts';
@@ -27,6 +32,8 @@ export interface WorldTarget {
   finishedAt: number | null;
   unhealthy: boolean;
   disconnected: boolean;
+  /** Its agent is connected to no replica now (what the stepper reads from the session rows). */
+  offline: boolean;
 }
 
 export interface JobWorld {
@@ -90,8 +97,14 @@ export function jobWorld(
   function seen(counts: TargetCounts): StepTargets {
     const known = new Set(targets.map((t) => t.uid));
     const newcomers = matching.filter((a) => !known.has(a.uid));
-    if (!mayTrip(settings, counts)) return { counts, newcomers };
     const late = settings.ok ? timeOutOf(settings.value, clock.now()).before : -Infinity;
+    const offline = mayPassOffline(world.job, settings, counts)
+      ? {
+          offline: targets.filter((t) => t.state === 'in_flight' && t.releasedAt! >= late && t.offline)
+            .length,
+        }
+      : {};
+    if (!mayTrip(settings, counts)) return { counts, newcomers, ...offline };
     const reached = targets.filter((t) => ['in_flight', 'succeeded', 'failed'].includes(t.state));
     const first = (list: WorldTarget[]) =>
       list
@@ -105,7 +118,7 @@ export function jobWorld(
       max_unhealthy: first(reached.filter((t) => t.unhealthy)),
       max_disconnected: first(reached.filter((t) => t.disconnected && t.state !== 'succeeded')),
     };
-    return { counts, newcomers, behind };
+    return { counts, newcomers, behind, ...offline };
   }
 
   function apply(d: StepDecision, now: number): void {
@@ -181,6 +194,7 @@ const target = (uid: string, state: TargetState): WorldTarget => ({
   finishedAt: null,
   unhealthy: false,
   disconnected: false,
+  offline: false,
 });
 
 const ended = (state: TargetState, at: number) => ({ state, finishedAt: at });

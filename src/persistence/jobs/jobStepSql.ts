@@ -4,6 +4,7 @@
 
 import type { Sql } from '../database/sql.ts';
 import { gateAgentsKept } from '../../projections/jobs/stepTargets.ts';
+import { connectedSql } from '../agents/filterSql.ts';
 
 const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 
@@ -51,5 +52,24 @@ export function newcomersSql(jobId: string, uids: readonly string[]): Sql {
     text: `SELECT u FROM UNNEST($2::text[]) AS u
 WHERE NOT EXISTS (SELECT 1 FROM job_targets t WHERE t.job_id = $1 AND t.instance_uid = u)`,
     values: [jobId, uids],
+  };
+}
+
+/**
+ * Of the job's targets in flight and not late (in flight since `lateBefore` or after), those whose
+ * agent no replica holds connected at `now`: no session row, or one that says disconnected or is no
+ * longer fresh (rule 10, as a fleet list reads it). One row, one count.
+ */
+export function offlineTargetsSql(
+  jobId: string,
+  lateBefore: number,
+  now: number,
+  disconnectAfterMs: number,
+): Sql {
+  return {
+    text: `SELECT count(*)::int FROM job_targets t LEFT JOIN agent_session s ON s.instance_uid = t.instance_uid
+WHERE t.job_id = $1 AND t.state = 'in_flight' AND coalesce(t.sent_at, t.dispatched_at) >= ${ts('$2')}
+  AND NOT ${connectedSql('$3', '$4')}`,
+    values: [jobId, lateBefore, now, disconnectAfterMs],
   };
 }

@@ -21,7 +21,12 @@ import {
   type StepJob,
 } from '../../projections/jobs/decideStep.ts';
 import { parseActionSettings, type ActionSettings, type Checked } from '../../projections/jobs/jobActions.ts';
-import { mayTrip, takesNewcomers, type StepTargets } from '../../projections/jobs/stepTargets.ts';
+import {
+  mayPassOffline,
+  mayTrip,
+  takesNewcomers,
+  type StepTargets,
+} from '../../projections/jobs/stepTargets.ts';
 import type { Job, TargetCandidate } from '../../projections/jobs/jobStore.ts';
 import { notifySql } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
@@ -40,7 +45,13 @@ import {
   type JobChanges,
 } from './jobSql.ts';
 import { stepQueue, type RequestStep } from './stepRequests.ts';
-import { behindGatesSql, newcomersSql, releaseTargetsSql, timeOutTargetsSql } from './jobStepSql.ts';
+import {
+  behindGatesSql,
+  newcomersSql,
+  offlineTargetsSql,
+  releaseTargetsSql,
+  timeOutTargetsSql,
+} from './jobStepSql.ts';
 
 export interface JobStepperDeps {
   readonly pool: pg.Pool;
@@ -57,6 +68,8 @@ export interface JobStepperDeps {
   readonly configsChanged: () => Promise<void>;
   /** The bus: a step's events (JobGateTripped) are published after its transaction committed. */
   readonly publish: (event: FleetEvent) => void;
+  /** Rule 10's threshold: a session row not refreshed within it no longer says connected. */
+  readonly disconnectAfterMs: number;
 }
 
 export interface JobStepper {
@@ -141,11 +154,23 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
       const fresh = new Set(rows.map((r) => r[0] as string));
       newcomers = matching.filter((t) => fresh.has(t.uid));
     }
-    if (!mayTrip(settings, counts)) return newcomers === undefined ? { counts } : { counts, newcomers };
+    let offline: number | undefined;
+    if (lateBefore !== undefined && mayPassOffline(job, settings, counts)) {
+      const [row] = await rowsOf(client, offlineTargetsSql(job.id, lateBefore, at, deps.disconnectAfterMs));
+      offline = row?.[0] as number;
+    }
+    const loaded: StepTargets = {
+      counts,
+      ...(newcomers !== undefined && { newcomers }),
+      ...(offline !== undefined && { offline }),
+    };
+    if (!mayTrip(settings, counts)) return loaded;
     const [row] = await rowsOf(client, behindGatesSql(job.id, lateBefore));
     const [failed = [], unhealthy = [], disconnected = []] = (row ?? []) as string[][];
-    const behind = { max_failed: failed, max_unhealthy: unhealthy, max_disconnected: disconnected };
-    return newcomers === undefined ? { counts, behind } : { counts, behind, newcomers };
+    return {
+      ...loaded,
+      behind: { max_failed: failed, max_unhealthy: unhealthy, max_disconnected: disconnected },
+    };
   }
 
   async function stepLocked(
@@ -195,7 +220,12 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
         stepQueue,
         { pollingIntervalSeconds: 0.5, batchSize: 1 },
         async ([work]) => {
-          if (work !== undefined) await step(work.data.jobId);
+          if (work === undefined) return;
+          // pg-boss records a failed step and retries it; the log says why it failed.
+          await step(work.data.jobId).catch((error: unknown) => {
+            logger.warn({ err: error, job: work.data.jobId }, 'job step failed; retried');
+            throw error;
+          });
         },
       );
     },

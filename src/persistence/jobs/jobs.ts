@@ -32,6 +32,8 @@ export interface JobsDeps {
   readonly scheduler: SchedulerLike;
   readonly logger: Logger;
   readonly replica: string;
+  /** Rule 10's threshold: how long a session row says connected without being refreshed. */
+  readonly disconnectAfterMs: number;
 }
 
 export interface Jobs {
@@ -59,6 +61,7 @@ export function createJobs(deps: JobsDeps): Jobs {
         resolveTargets,
         configsChanged: deps.configsChanged,
         publish: ports.publish,
+        disconnectAfterMs: deps.disconnectAfterMs,
       });
       await stepper.start();
       agents = createJobAgents({

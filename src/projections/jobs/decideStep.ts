@@ -10,8 +10,9 @@ import { nextStatus, type JobCommand, type JobStatus } from './jobLifecycle.ts';
 import { restartBatchSize, restartWaitMs } from './restartPlan.ts';
 import type { JobGate } from './jobStore.ts';
 import type { TargetCandidate } from './resolveTargets.ts';
+import { resolveLimit } from './amount.ts';
 import { planRollout, trippedGate, type Acknowledged } from './rolloutPlan.ts';
-import { gateRecord, joined, takesNewcomers, type StepTargets } from './stepTargets.ts';
+import { gateRecord, isCanary, joined, takesNewcomers, type StepTargets } from './stepTargets.ts';
 import { afterTimeouts, type TargetCounts } from './targetCounts.ts';
 
 /** How often a job that waits for its targets looks again. */
@@ -159,7 +160,7 @@ function decideRestart(job: StepJob, counts: TargetCounts, s: RestartSettings, n
 
 function decideRollout(job: StepJob, targets: StepTargets, s: RolloutSettings, now: number): StepDecision {
   const { counts } = targets;
-  const canary = job.stage === 1 && s.stages.length > 1;
+  const canary = isCanary(job.stage, s.stages.length);
   const tripped = trippedGate(s.gates, counts, canary, job.acknowledged);
   if (tripped !== undefined) {
     const where = canary && tripped.gate === 'max_failed' ? ' in the canary stage' : '';
@@ -184,6 +185,7 @@ function decideRollout(job: StepJob, targets: StepTargets, s: RolloutSettings, n
     reached: counts.reached,
     finished: counts.byState.succeeded + counts.byState.failed,
     lastFinishedAt: counts.lastFinishedAt,
+    passable: passableOffline(targets, s, canary),
   };
   const plan = planRollout(progress, s.stages, s.waitMs, now);
   if (plan.kind === 'wait') return { ...idle, nextMs: stepTickMs };
@@ -194,6 +196,19 @@ function decideRollout(job: StepJob, targets: StepTargets, s: RolloutSettings, n
     stage: { stage: plan.stage, note: `stage ${plan.stage}: ${plan.assign} more target(s)` },
     nextMs: 0,
   };
+}
+
+/**
+ * The offline targets in flight a later stage need not wait for (docs/jobs.md "Stages"): all of them
+ * while max_disconnected allows as many among the targets reached, none in the canary stage, without
+ * that gate, or beyond it. They stay in flight: each succeeds when its agent comes back and applies
+ * the revision, or fails at apply_timeout, and the rollout finishes only when every target has.
+ */
+function passableOffline(targets: StepTargets, s: RolloutSettings, canary: boolean): number {
+  const offline = targets.offline ?? 0;
+  const allowed = s.gates.maxDisconnected;
+  if (canary || allowed === undefined || offline === 0) return 0;
+  return offline <= resolveLimit(allowed, targets.counts.reached) ? offline : 0;
 }
 
 /**

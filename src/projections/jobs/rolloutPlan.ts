@@ -25,6 +25,8 @@ export interface RolloutProgress {
   readonly finished: number;
   /** When the last of them finished (Unix ms), or 0. */
   readonly lastFinishedAt: number;
+  /** Of those in flight, how many are offline and need not hold a later stage (0: every one holds it). */
+  readonly passable?: number;
 }
 
 export type RolloutStep =
@@ -35,8 +37,9 @@ export type RolloutStep =
 
 /**
  * The first stage starts at once. A later one starts when every target reached so far has finished
- * and `waitMs` has passed since the current stage started and since its last target finished. After
- * the last stage, the rollout finishes when every target has.
+ * (or is among the `passable` offline ones) and `waitMs` has passed since the current stage started
+ * and since its last target finished. After the last stage, the rollout finishes when every target
+ * has, offline or not.
  */
 export function planRollout(
   p: RolloutProgress,
@@ -46,8 +49,8 @@ export function planRollout(
 ): RolloutStep {
   const counts = stageCounts(stages, p.total);
   if (p.stage === 0) return { kind: 'advance', stage: 1, assign: counts[0] ?? p.total };
-  if (p.finished < p.reached) return { kind: 'wait' };
-  if (p.stage >= counts.length) return { kind: 'finish' };
+  if (p.finished + (p.passable ?? 0) < p.reached) return { kind: 'wait' };
+  if (p.stage >= counts.length) return p.finished < p.reached ? { kind: 'wait' } : { kind: 'finish' };
   if (now - Math.max(p.stageAt, p.lastFinishedAt) < waitMs) return { kind: 'wait' };
   return { kind: 'advance', stage: p.stage + 1, assign: (counts[p.stage] ?? p.total) - p.reached };
 }

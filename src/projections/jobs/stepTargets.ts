@@ -22,6 +22,11 @@ export interface StepTargets {
   readonly behind?: Readonly<Record<GateName, readonly string[]>>;
   /** A live job's matching agents that are not its targets yet (loaded only when takesNewcomers). */
   readonly newcomers?: readonly TargetCandidate[];
+  /**
+   * Targets in flight and not late whose agent no replica holds connected now (loaded only when
+   * mayPassOffline): a later stage does not wait for them while max_disconnected allows as many.
+   */
+  readonly offline?: number;
 }
 
 /** A running live job takes the agents that started matching it as targets. */
@@ -34,6 +39,28 @@ export function mayTrip(settings: Checked<ActionSettings>, counts: TargetCounts)
   // Every rollout has max_failed (0 unless named), so any count that is not zero may trip.
   return counts.failed + counts.late + counts.unhealthy + counts.disconnected > 0;
 }
+
+/**
+ * Whether a rollout step could go on without its offline targets (docs/jobs.md "Stages"): past the
+ * canary stage, with a max_disconnected gate, while targets that are not late are in flight. Only
+ * then does it need to know how many of them are offline.
+ */
+export function mayPassOffline(
+  job: { readonly stage: number },
+  settings: Checked<ActionSettings>,
+  counts: TargetCounts,
+): boolean {
+  if (!settings.ok || settings.value.action !== 'config_rollout') return false;
+  const s = settings.value;
+  return (
+    !isCanary(job.stage, s.stages.length) &&
+    s.gates.maxDisconnected !== undefined &&
+    counts.byState.in_flight > counts.late
+  );
+}
+
+/** The first stage of a rollout with more than one is its canary. */
+export const isCanary = (stage: number, stages: number): boolean => stage === 1 && stages > 1;
 
 /** The counts once the newcomers joined: eligible ones pending, the others skipped. */
 export function joined(counts: TargetCounts, newcomers: readonly TargetCandidate[]): TargetCounts {
