@@ -180,4 +180,47 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       await rollout.stop();
     }
   });
+  it('judges again on a read only the targets that are new or changed, unless what agents should run changed', async () => {
+    // The agent reported APPLIED for rev3 while it should run rev2; then its pin moves to rev3.
+    let want = 'rev2';
+    const rollout = createTargetObserver({
+      pool: fixture.pool,
+      scheduler: clock.scheduler,
+      agentHere: () => ({ availableComponents: null }) as unknown as AgentState,
+      desiredFor: () => ({ hash: want }) as DesiredConfig,
+      requestStep: () => Promise.resolve(),
+      logger: silentLogger(),
+      flushMs: 200,
+    });
+    try {
+      const jobId = await released('pinned-later');
+      const flying = await inFlight();
+      rollout.update(flying);
+      rollout.observe(
+        {
+          type: 'AgentRemoteConfigReported',
+          at: clock.now(),
+          data: { uid: agent, status: { hash: 'rev3', status: 'applied', errorMessage: '' } },
+        },
+        flying.get(agent)!,
+      );
+      clock.advance(200);
+      await rollout.flush();
+      want = 'rev3';
+      rollout.update(await inFlight(), false);
+      clock.advance(200);
+      await rollout.flush();
+      expect(await targetRow(jobId), 'the same row is not judged again').to.deep.include({
+        state: 'in_flight',
+      });
+      rollout.update(await inFlight(), true);
+      clock.advance(200);
+      await rollout.flush();
+      expect(await targetRow(jobId), 'judged again once the pins changed').to.deep.include({
+        state: 'succeeded',
+      });
+    } finally {
+      await rollout.stop();
+    }
+  });
 });

@@ -56,6 +56,9 @@ export interface JobAgents {
   stop(): Promise<void>;
 }
 
+/** Every how many reads of the targets each one is judged again whatever changed. */
+const fullEvery = 5;
+
 const rowsOf = async (pool: pg.Pool, sql: Sql) =>
   (await pool.query<unknown[]>({ ...sql, rowMode: 'array' })).rows;
 
@@ -72,12 +75,22 @@ export function createJobAgents(deps: JobAgentsDeps): JobAgents {
   let subscription: Subscription | undefined;
   const offs: (() => void)[] = [];
 
+  /** Whether what an agent should run may have changed since the observer last judged every target. */
+  let desiredChanged = true;
+  let reloads = 0;
+
   async function reloadOnce(): Promise<void> {
     targets = targetsByAgent(await rowsOf(pool, inFlightSql()));
     // Pins first: the observer judges reports against the desired hash they make.
     pins.update((await rowsOf(pool, pinsSql())).map(pinOf));
     claims.update(targets);
-    observer.update(targets);
+    // Every target is judged again when a pin or a config changed (seen on the bus), and on every
+    // fullEvery-th read besides (an agent's description can change what it should run); otherwise
+    // only the targets that are new or whose row changed, so a stage of 50,000 is not judged again
+    // every reloadMs.
+    const all = desiredChanged || reloads++ % fullEvery === 0;
+    desiredChanged = false;
+    observer.update(targets, all);
   }
 
   function reload(): Promise<void> {
@@ -98,7 +111,15 @@ export function createJobAgents(deps: JobAgentsDeps): JobAgents {
   }
 
   function onEvent(event: FleetEvent): void {
-    if (!isAgentEvent(event)) return;
+    if (!isAgentEvent(event)) {
+      if (
+        event.type === 'RemoteConfigPinned' ||
+        event.type === 'RemoteConfigChanged' ||
+        event.type === 'RemoteConfigRemoved'
+      )
+        desiredChanged = true;
+      return;
+    }
     const list = targets.get(event.data.uid);
     if (list === undefined) return;
     if (event.type === 'AgentConnected') claims.connected(list);

@@ -14,7 +14,14 @@ export interface Target extends InFlightTarget {
 
 type Row = readonly unknown[];
 
-export function targetOf(row: Row): Target {
+/** A rollout's disconnect window from its action_config text (0 for a restart). */
+function disconnectWindowOf(action: string, config: string): number {
+  const settings = parseActionSettings(action, JSON.parse(config) as Record<string, unknown>);
+  return settings.ok && settings.value.action === 'config_rollout' ? settings.value.disconnectWindowMs : 0;
+}
+
+/** @param windows the disconnect windows parsed so far, by action and action_config text. */
+export function targetOf(row: Row, windows = new Map<string, number>()): Target {
   const [jobId, action, status, uid, sentAt, baseline, dispatchedAt, config] = row as [
     string,
     'restart' | 'config_rollout',
@@ -25,7 +32,10 @@ export function targetOf(row: Row): Target {
     number | null,
     string,
   ];
-  const settings = parseActionSettings(action, JSON.parse(config) as Record<string, unknown>);
+  const key = `${action}\n${config}`;
+  let disconnectWindowMs = windows.get(key);
+  if (disconnectWindowMs === undefined)
+    windows.set(key, (disconnectWindowMs = disconnectWindowOf(action, config)));
   return {
     jobId,
     action,
@@ -34,17 +44,20 @@ export function targetOf(row: Row): Target {
     baselineStartNanos: BigInt(baseline.split('.')[0] ?? '0'),
     assignedAt: Math.round(dispatchedAt ?? 0),
     due: action === 'restart' && status === 'running' && sentAt === null,
-    disconnectWindowMs:
-      settings.ok && settings.value.action === 'config_rollout' ? settings.value.disconnectWindowMs : 0,
+    disconnectWindowMs,
   };
 }
 
 /** The targets by agent. */
 export function targetsByAgent(rows: readonly Row[]): Map<InstanceUid, Target[]> {
   const byAgent = new Map<InstanceUid, Target[]>();
+  // Every target of a job has its job's action_config: parsed once per job, not once per target.
+  const windows = new Map<string, number>();
   for (const row of rows) {
-    const t = targetOf(row);
-    byAgent.set(t.uid, [...(byAgent.get(t.uid) ?? []), t]);
+    const t = targetOf(row, windows);
+    const list = byAgent.get(t.uid);
+    if (list === undefined) byAgent.set(t.uid, [t]);
+    else list.push(t);
   }
   return byAgent;
 }

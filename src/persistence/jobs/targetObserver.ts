@@ -33,8 +33,11 @@ export interface TargetObserverDeps {
 }
 
 export interface TargetObserver {
-  /** The targets in flight now. */
-  update(targets: ReadonlyMap<InstanceUid, readonly Target[]>): void;
+  /**
+   * The targets in flight now. Only the targets that are new or whose row changed are decided again,
+   * unless `all` (what an agent should run may have changed: a pin or a config did).
+   */
+  update(targets: ReadonlyMap<InstanceUid, readonly Target[]>, all?: boolean): void;
   /** An event of an agent that is a target in flight. */
   observe(event: AgentEvent, targets: readonly Target[]): void;
   /** Writes the observations waiting now (also what the timer does). */
@@ -53,11 +56,21 @@ function firstOutcome(waiting: TargetObservation | undefined, next: Observation)
   return { ...next, outcome: waiting.outcome, reason: waiting.reason, outcomeAt: waiting.outcomeAt };
 }
 
+/** The same target row, as far as its decision goes. */
+const sameTarget = (a: Target, b: Target): boolean =>
+  a.sentAt === b.sentAt &&
+  a.assignedAt === b.assignedAt &&
+  a.baselineStartNanos === b.baselineStartNanos &&
+  a.disconnectWindowMs === b.disconnectWindowMs &&
+  a.action === b.action;
+
 export function createTargetObserver(deps: TargetObserverDeps): TargetObserver {
   const { pool, logger, scheduler } = deps;
   const seen = new Map<InstanceUid, SeenFacts>();
   /** What was last decided per job|agent, so a target is written again only when it changed. */
   const decided = new Map<string, string>();
+  /** The targets as last read, per job|agent: one whose row is the same need not be decided again. */
+  let known = new Map<string, Target>();
   let waiting = new Map<string, TargetObservation>();
   let flushing: Promise<void> | undefined;
 
@@ -120,14 +133,17 @@ export function createTargetObserver(deps: TargetObserverDeps): TargetObserver {
   }, flushMs);
 
   return {
-    update(targets) {
+    update(targets, all = true) {
       for (const uid of seen.keys()) if (!targets.has(uid)) seen.delete(uid);
-      const live = new Set<string>();
+      const live = new Map<string, Target>();
       for (const list of targets.values())
         for (const t of list) {
-          live.add(`${t.jobId}|${t.uid}`);
-          decide(t);
+          const key = `${t.jobId}|${t.uid}`;
+          live.set(key, t);
+          const before = known.get(key);
+          if (all || before === undefined || !sameTarget(before, t)) decide(t);
         }
+      known = live;
       for (const key of decided.keys()) if (!live.has(key)) decided.delete(key);
     },
     observe(event, targets) {
