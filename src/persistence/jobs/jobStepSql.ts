@@ -58,7 +58,8 @@ WHERE NOT EXISTS (SELECT 1 FROM job_targets t WHERE t.job_id = $1 AND t.instance
 /**
  * Of the job's targets in flight and not late (in flight since `lateBefore` or after), those whose
  * agent no replica holds connected at `now`: no session row, or one that says disconnected or is no
- * longer fresh (rule 10, as a fleet list reads it). One row, one count.
+ * longer fresh (rule 10, as a fleet list reads it). One row, one count. An anti-join, so the plan
+ * is driven by the job's targets in flight whatever the statistics say of them.
  */
 export function offlineTargetsSql(
   jobId: string,
@@ -67,9 +68,10 @@ export function offlineTargetsSql(
   disconnectAfterMs: number,
 ): Sql {
   return {
-    text: `SELECT count(*)::int FROM job_targets t LEFT JOIN agent_session s ON s.instance_uid = t.instance_uid
+    text: `SELECT count(*)::int FROM job_targets t
 WHERE t.job_id = $1 AND t.state = 'in_flight' AND coalesce(t.sent_at, t.dispatched_at) >= ${ts('$2')}
-  AND NOT ${connectedSql('$3', '$4')}`,
+  AND NOT EXISTS (SELECT 1 FROM agent_session s WHERE s.instance_uid = t.instance_uid
+    AND ${connectedSql('$3', '$4')})`,
     values: [jobId, lateBefore, now, disconnectAfterMs],
   };
 }
