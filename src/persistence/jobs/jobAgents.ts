@@ -15,7 +15,7 @@ import type { DesiredConfig } from '../../projections/remoteConfig/desiredConfig
 import type pg from 'pg';
 import type { Notifications } from '../database/notifications.ts';
 import type { Sql } from '../database/sql.ts';
-import { inFlightSql, pinsSql } from './jobAgentsSql.ts';
+import { inFlightSql, pinsSql, pinsVersionSql } from './jobAgentsSql.ts';
 import { jobsChannel } from './jobSql.ts';
 import { pinOf, targetsByAgent, type Target } from './jobTargetRows.ts';
 import { createRestartClaims } from './restartClaims.ts';
@@ -78,17 +78,26 @@ export function createJobAgents(deps: JobAgentsDeps): JobAgents {
   /** Whether what an agent should run may have changed since the observer last judged every target. */
   let desiredChanged = true;
   let reloads = 0;
+  /** What the pins last read depended on (pinsVersionSql); undefined before the first read. */
+  let pinsVersion: unknown;
 
   async function reloadOnce(): Promise<void> {
+    const full = reloads++ % fullEvery === 0;
     targets = targetsByAgent(await rowsOf(pool, inFlightSql()));
-    // Pins first: the observer judges reports against the desired hash they make.
-    pins.update((await rowsOf(pool, pinsSql())).map(pinOf));
+    // Pins first: the observer judges reports against the desired hash they make. They are read
+    // again only when what they depend on changed (or on a full read), not every reloadMs: at a
+    // rollout of 100,000 they are one array of 100,000 ids.
+    const [[version] = []] = await rowsOf(pool, pinsVersionSql());
+    if (full || version !== pinsVersion) {
+      pins.update((await rowsOf(pool, pinsSql())).map(pinOf));
+      pinsVersion = version;
+    }
     claims.update(targets);
     // Every target is judged again when a pin or a config changed (seen on the bus), and on every
     // fullEvery-th read besides (an agent's description can change what it should run); otherwise
     // only the targets that are new or whose row changed, so a stage of 50,000 is not judged again
     // every reloadMs.
-    const all = desiredChanged || reloads++ % fullEvery === 0;
+    const all = desiredChanged || full;
     desiredChanged = false;
     observer.update(targets, all);
   }
