@@ -59,6 +59,12 @@ async function changedRows(client: pg.PoolClient, sql: Sql): Promise<Set<string>
   return new Set(uidsOf((await client.query<{ instance_uid: string }>(sql)).rows));
 }
 
+/** Whether the items are in ascending uid order already (the session pass gives them so). */
+function inUidOrder(items: readonly { uid: string }[]): boolean {
+  for (let i = 1; i < items.length; i++) if (items[i - 1]!.uid > items[i]!.uid) return false;
+  return true;
+}
+
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -93,7 +99,9 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
     write: (chunk: T[]) => Promise<Set<string>>,
   ): Promise<BatchResult> {
     // A stable order keeps row locks in one order across replicas writing overlapping batches.
-    const sorted = [...items].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    const sorted = inUidOrder(items)
+      ? items
+      : [...items].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
     const done: string[] = [];
     const failed: string[] = [];
     const applied = new Set<string>();

@@ -87,7 +87,13 @@ export function createSessionLedger(keepalive: number, socketAlive?: SocketAlive
         connected: agent.connected,
       }),
     forget: (uid) => void marks.delete(uid),
-    isDue: (agent, now) => isSessionDue(marks.get(agent.uid), agent, aliveNow(agent), now, keepalive),
+    isDue(agent, now) {
+      const mark = marks.get(agent.uid);
+      // Most rows are neither new, nor changed, nor aged: answered without asking the socket.
+      if (mark !== undefined && agent.connected === mark.connected && now - mark.aliveAt < keepalive)
+        return false;
+      return isSessionDue(mark, agent, aliveNow(agent), now, keepalive);
+    },
     aliveTimes: (agents) => aliveTimes(agents, socketAlive),
     get size() {
       return marks.size;

@@ -37,7 +37,10 @@ export function createSessionRefresher(deps: SessionRefresherDeps): SessionRefre
   async function refresh(): Promise<void> {
     const now = scheduler.now();
     const due: AgentState[] = [];
-    for (const agent of registry.values()) if (ledger.isDue(agent, now)) due.push(agent);
+    // In instance_uid order, the order the writer takes its rows in (so it need not sort them).
+    registry.forEachOrdered((agent) => {
+      if (ledger.isDue(agent, now)) due.push(agent);
+    });
     if (due.length === 0) return;
     // The alive times are taken once: what is recorded is what was written.
     const alive = ledger.aliveTimes(due);

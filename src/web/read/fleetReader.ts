@@ -98,15 +98,19 @@ export function createFleetReader(deps: FleetReaderDeps): FleetReader {
 
   /**
    * The filter as a test of the registry's agent at ordered index i: attribute terms look up the
-   * accept columns, the boolean terms read the record. Valid for one synchronous walk of
+   * accept columns, the boolean terms the agent's flag byte (registry.orderedFlags), and only
+   * config_state and component terms read the record. Valid for one synchronous walk of
    * forEachOrdered.
    */
   function localTest(filter: FleetFilter): (agent: AgentState, i: number) => boolean {
     const columns = acceptColumns(filter);
-    const { agentTests } = filter;
+    const { flags: flagTest, recordTests } = filter;
+    const { mask, want } = flagTest;
+    const flags = mask === 0 ? undefined : registry.orderedFlags();
     return (agent, i) => {
+      if (flags !== undefined && (flags[i]! & mask) !== want) return false;
       for (const c of columns) if (c.accept[c.ids[i]!] === 0) return false;
-      for (const p of agentTests) if (!p(agent)) return false;
+      for (const p of recordTests) if (!p(agent)) return false;
       return true;
     };
   }
