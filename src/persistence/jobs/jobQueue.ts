@@ -26,7 +26,13 @@ export function createBoss(
     // A replica that dies mid-step leaves its step active: expiry (checked on these passes) hands it
     // to another replica within seconds, not the default minute (docs/jobs.md "Across replicas").
     superviseIntervalSeconds: 5,
-    monitorIntervalSeconds: 5,
+    // A worker of a stately queue (job-steps) skips the keys its cached queue row lists as active:
+    // the monitor pass writes that list, the queue cache reads it. With pg-boss's default cache of
+    // 60 s, a job whose step happened to be active when the list was taken got no step for up to a
+    // minute (in fleet-100k, rollouts stalled 50 s with every target finished). Read every second,
+    // written every 2 s, a job waits at most a few seconds for the list to catch up.
+    monitorIntervalSeconds: 2,
+    queueCacheIntervalSeconds: 1,
   });
   // pg-boss reports background failures (for example during a database outage) as events.
   boss.on('error', (error) => logger.warn({ err: error }, 'job queue error'));
