@@ -21,7 +21,7 @@ export interface ConfigPusherDeps {
   readonly owners: Pick<ConnectionOwners, 'held'>;
   readonly scheduler: SchedulerLike;
   readonly onError: (error: unknown) => void;
-  /** Agents per turn; default 1000. */
+  /** Agents per turn; default 250. */
   readonly batchSize?: number;
 }
 
@@ -34,7 +34,7 @@ export interface ConfigPusher {
 }
 
 export function createConfigPusher(deps: ConfigPusherDeps): ConfigPusher {
-  const batchSize = deps.batchSize ?? 1000;
+  const batchSize = deps.batchSize ?? 250;
   let queue: InstanceUid[] = [];
   let turn: Subscription | undefined;
   let pushed = 0;
