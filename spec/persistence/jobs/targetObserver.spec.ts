@@ -223,4 +223,28 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       await rollout.stop();
     }
   });
+  it("reads each target's disconnect window from its job: a rollout's, its default, none for a restart", async () => {
+    const { store, pool } = fixture;
+    const windows: Record<string, number> = {};
+    for (const [name, action, config] of [
+      ['named', 'config_rollout', { config: 'w1', revision: 2, disconnect_window: '45s' }],
+      ['default', 'config_rollout', { config: 'w2', revision: 2 }],
+      ['restart', 'restart', {}],
+    ] as const) {
+      const job = await store.create({ filter: '', action, action_config: config, submitted_by: 'spec' });
+      await store.arm(job.id, {
+        actor: 'spec',
+        targetMode: 'snapshot',
+        dispatchAt: 0,
+        targets: [{ uid: agent, eligible: true, reason: '' }],
+        fromRevision: action === 'restart' ? null : 1,
+      });
+      await pool.query("UPDATE jobs SET status = 'running' WHERE id = $1", [job.id]);
+      await pool.query(releaseTargetsSql(job.id, 1, 1, clock.now()));
+      const target = (await inFlight()).get(agent)!.find((t) => t.jobId === job.id)!;
+      windows[name] = target.disconnectWindowMs;
+      await pool.query("UPDATE jobs SET status = 'cancelled' WHERE id = $1", [job.id]);
+    }
+    expect(windows).to.deep.equal({ named: 45_000, default: 120_000, restart: 0 });
+  });
 });

@@ -12,7 +12,7 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 export function inFlightSql(): Sql {
   return {
     text: `SELECT t.job_id::text, j.action, j.status, t.instance_uid, ${ms('t.sent_at')},
-  coalesce(t.baseline_start_nanos, 0)::text, ${ms('t.dispatched_at')}, j.action_config::text
+  coalesce(t.baseline_start_nanos, 0)::text, ${ms('t.dispatched_at')}, j.action_config->'disconnect_window'
 FROM job_targets t JOIN jobs j ON j.id = t.job_id
 WHERE t.state = 'in_flight' AND j.status IN ${statusListSql('watched')}`,
     values: [],

@@ -3,7 +3,7 @@
 
 import type { ConfigRevisionData } from '../../events/configData.ts';
 import type { InstanceUid } from '../../events/ids.ts';
-import { parseActionSettings } from '../../projections/jobs/jobActions.ts';
+import { disconnectWindowMs } from '../../projections/jobs/jobActions.ts';
 import type { InFlightTarget } from '../../projections/jobs/targetOutcome.ts';
 
 export interface Target extends InFlightTarget {
@@ -14,15 +14,9 @@ export interface Target extends InFlightTarget {
 
 type Row = readonly unknown[];
 
-/** A rollout's disconnect window from its action_config text (0 for a restart). */
-function disconnectWindowOf(action: string, config: string): number {
-  const settings = parseActionSettings(action, JSON.parse(config) as Record<string, unknown>);
-  return settings.ok && settings.value.action === 'config_rollout' ? settings.value.disconnectWindowMs : 0;
-}
-
-/** @param windows the disconnect windows parsed so far, by action and action_config text. */
-export function targetOf(row: Row, windows = new Map<string, number>()): Target {
-  const [jobId, action, status, uid, sentAt, baseline, dispatchedAt, config] = row as [
+/** @param windows the disconnect windows parsed so far, by their action_config value. */
+export function targetOf(row: Row, windows = new Map<unknown, number>()): Target {
+  const [jobId, action, status, uid, sentAt, baseline, dispatchedAt, window] = row as [
     string,
     'restart' | 'config_rollout',
     string,
@@ -30,12 +24,14 @@ export function targetOf(row: Row, windows = new Map<string, number>()): Target 
     number | null,
     string,
     number | null,
-    string,
+    unknown,
   ];
-  const key = `${action}\n${config}`;
-  let disconnectWindowMs = windows.get(key);
-  if (disconnectWindowMs === undefined)
-    windows.set(key, (disconnectWindowMs = disconnectWindowOf(action, config)));
+  let disconnectWindow = 0;
+  if (action === 'config_rollout') {
+    const known = windows.get(window);
+    if (known === undefined) windows.set(window, (disconnectWindow = disconnectWindowMs(window)));
+    else disconnectWindow = known;
+  }
   return {
     jobId,
     action,
@@ -44,15 +40,15 @@ export function targetOf(row: Row, windows = new Map<string, number>()): Target 
     baselineStartNanos: BigInt(baseline.split('.')[0] ?? '0'),
     assignedAt: Math.round(dispatchedAt ?? 0),
     due: action === 'restart' && status === 'running' && sentAt === null,
-    disconnectWindowMs,
+    disconnectWindowMs: disconnectWindow,
   };
 }
 
 /** The targets by agent. */
 export function targetsByAgent(rows: readonly Row[]): Map<InstanceUid, Target[]> {
   const byAgent = new Map<InstanceUid, Target[]>();
-  // Every target of a job has its job's action_config: parsed once per job, not once per target.
-  const windows = new Map<string, number>();
+  // A job's targets share its disconnect window: parsed once per value, not once per target.
+  const windows = new Map<unknown, number>();
   for (const row of rows) {
     const t = targetOf(row, windows);
     const list = byAgent.get(t.uid);

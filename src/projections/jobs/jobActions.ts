@@ -80,6 +80,16 @@ function duration(fields: Fields, key: string, fallback: string): Checked<number
     : { ok: true, value: ms };
 }
 
+/**
+ * A rollout's disconnect window from its action_config's `disconnect_window` value alone (2m when
+ * absent; 0 when it does not parse, as for settings that do not): what each replica needs of every
+ * target in flight, without parsing the whole action_config once per target.
+ */
+export function disconnectWindowMs(value: unknown): number {
+  const window = duration({ disconnect_window: value }, 'disconnect_window', '2m');
+  return window.ok ? window.value : 0;
+}
+
 function amount(fields: Fields, key: string, fallback?: unknown): Checked<Amount | undefined> {
   const value = fields[key] ?? fallback;
   if (value === undefined) return { ok: true, value: undefined };
