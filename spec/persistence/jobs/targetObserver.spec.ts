@@ -140,8 +140,16 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       expect(sent.rows).to.deep.equal([{ sent: sentAt }]);
       expect(requested, 'a sent time alone asks for no step').to.deep.equal([]);
       const timedOut = async (now: number) =>
-        (await pool.query(timeOutTargetsSql(jobId, now - 15_000, 'did not apply within apply_timeout', now)))
-          .rowCount;
+        (
+          await pool.query(
+            timeOutTargetsSql(
+              jobId,
+              { before: now - 15_000, unsentBefore: now - 30_000, now, disconnectAfterMs: 90_000 },
+              { reason: 'did not apply within apply_timeout', unsentReason: 'was never sent the revision' },
+              now,
+            ),
+          )
+        ).rowCount;
       expect(
         await timedOut(releasedAt + 16_000 + 20_000 - 1000),
         '15 s after the release, 4 s after the send',

@@ -8,7 +8,7 @@ import { decideStep, stepTickMs, type StepJob } from '../../../src/projections/j
 import { parseActionSettings } from '../../../src/projections/jobs/jobActions.ts';
 import { mayTrip, takesNewcomers, type StepTargets } from '../../../src/projections/jobs/stepTargets.ts';
 import { noTargets, type TargetCounts } from '../../../src/projections/jobs/targetCounts.ts';
-import { jobWorld } from './jobWorld.ts';
+import { jobWorld, type WorldTarget } from './jobWorld.ts';
 
 const at = 1_700_000_000_000;
 const running: StepJob = { id: 'j', status: 'running', stage: 1, stageAt: at, dueAt: at, live: false };
@@ -113,7 +113,9 @@ describe('a job step', () => {
       const late = world.decisions.find((d) => d.timeOut !== undefined)!;
       expect(late.timeOut).to.deep.equal({
         before: at + 1000,
+        unsentBefore: at + 1000 - 30_000,
         reason: 'did not come back within reconnect_timeout',
+        unsentReason: 'was never sent the restart',
       });
       expect(world.targets[0]!.state).to.equal('failed');
       expect(late.releases).to.deep.equal([{ count: 2, stage: 2 }]);
@@ -342,6 +344,32 @@ describe('a job step', () => {
         to: 'paused',
         gate: { gate: 'max_failed', limit: 0, count: 1, agents: ['a0'] },
       });
+    });
+
+    it('times a connected target out from when it was sent, and one never sent at twice apply_timeout', () => {
+      // a0 is sent at its release; a1 and a2 are connected but wait their turn to be sent (a large
+      // stage); a1 is sent 30 s later, a2 never; a3 is offline from its release on.
+      const config = rollout({ apply_timeout: '1m', gates: { max_failed: '100%' } });
+      const world = jobWorld('config_rollout', config, 4);
+      const [a0, a1, a2, a3] = world.targets as [WorldTarget, WorldTarget, WorldTarget, WorldTarget];
+      a1.held = a2.held = a3.offline = true;
+      world.advance(0);
+      world.advance(30_000);
+      Object.assign(a1, { held: false, sentAt: world.clock.now() });
+      world.advance(31_000);
+      expect([a0.state, a1.state, a2.state, a3.state], '61 s: a0 sent, a3 offline, 61 s ago').to.deep.equal([
+        'failed',
+        'in_flight',
+        'in_flight',
+        'failed',
+      ]);
+      world.advance(30_000);
+      expect([a1.state, a2.state], '91 s: a1 sent 61 s ago').to.deep.equal(['failed', 'in_flight']);
+      world.advance(29_000);
+      expect(a2.state, '120 s: a2 released twice apply_timeout ago').to.equal('in_flight');
+      world.advance(1000);
+      expect(a2.state).to.equal('failed');
+      expect(world.decisions.filter((d) => d.timeOut !== undefined).length).to.equal(3);
     });
 
     for (const [gate, key, mark] of [

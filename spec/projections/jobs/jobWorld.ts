@@ -7,6 +7,7 @@
 import {
   decideStep,
   timeOutOf,
+  type Deadline,
   type StepDecision,
   type StepJob,
 } from '../../../src/projections/jobs/decideStep.ts';
@@ -34,6 +35,17 @@ export interface WorldTarget {
   disconnected: boolean;
   /** Its agent is connected to no replica now (what the stepper reads from the session rows). */
   offline: boolean;
+  /** When it was sent its revision or command: at its release, unless offline or held then. */
+  sentAt: number | null;
+  /** Its agent is connected, but the service has not got round to sending it (it is not sent). */
+  held: boolean;
+}
+
+/** The stepper's lateSql on a world target. */
+function isLate(t: WorldTarget, d: Deadline | undefined): boolean {
+  if (d === undefined || t.state !== 'in_flight') return false;
+  if (t.sentAt !== null) return t.sentAt < d.before;
+  return t.releasedAt! < d.unsentBefore || (t.releasedAt! < d.before && t.offline);
 }
 
 export interface JobWorld {
@@ -80,7 +92,7 @@ export function jobWorld(
     const byState = { ...noTargets };
     for (const t of targets) byState[t.state] += 1;
     const reached = targets.filter((t) => ['in_flight', 'succeeded', 'failed'].includes(t.state));
-    const late = settings.ok ? timeOutOf(settings.value, clock.now()).before : -Infinity;
+    const deadline = settings.ok ? timeOutOf(settings.value, clock.now()) : undefined;
     return {
       byState,
       eligible: reached.length + byState.pending,
@@ -89,7 +101,7 @@ export function jobWorld(
       unhealthy: reached.filter((t) => t.unhealthy).length,
       disconnected: reached.filter((t) => t.disconnected && t.state !== 'succeeded').length,
       lastFinishedAt: Math.max(0, ...targets.map((t) => (t.state === 'skipped' ? 0 : (t.finishedAt ?? 0)))),
-      late: targets.filter((t) => t.state === 'in_flight' && t.releasedAt! < late).length,
+      late: targets.filter((t) => isLate(t, deadline)).length,
     };
   }
 
@@ -97,11 +109,10 @@ export function jobWorld(
   function seen(counts: TargetCounts): StepTargets {
     const known = new Set(targets.map((t) => t.uid));
     const newcomers = matching.filter((a) => !known.has(a.uid));
-    const late = settings.ok ? timeOutOf(settings.value, clock.now()).before : -Infinity;
+    const deadline = settings.ok ? timeOutOf(settings.value, clock.now()) : undefined;
     const offline = mayPassOffline(world.job, settings, counts)
       ? {
-          offline: targets.filter((t) => t.state === 'in_flight' && t.releasedAt! >= late && t.offline)
-            .length,
+          offline: targets.filter((t) => t.state === 'in_flight' && t.offline && !isLate(t, deadline)).length,
         }
       : {};
     if (!mayTrip(settings, counts)) return { counts, newcomers, ...offline };
@@ -112,9 +123,7 @@ export function jobWorld(
         .sort()
         .slice(0, gateAgentsKept);
     const behind = {
-      max_failed: first(
-        targets.filter((t) => t.state === 'failed' || (t.state === 'in_flight' && t.releasedAt! < late)),
-      ),
+      max_failed: first(targets.filter((t) => t.state === 'failed' || isLate(t, deadline))),
       max_unhealthy: first(reached.filter((t) => t.unhealthy)),
       max_disconnected: first(reached.filter((t) => t.disconnected && t.state !== 'succeeded')),
     };
@@ -125,14 +134,18 @@ export function jobWorld(
     for (const j of d.joins)
       targets.push(j.eligible ? target(j.uid, 'pending') : { ...target(j.uid, 'skipped'), finishedAt: now });
     if (d.timeOut !== undefined)
-      for (const t of targets)
-        if (t.state === 'in_flight' && t.releasedAt! < d.timeOut.before)
-          Object.assign(t, ended('failed', now));
+      for (const t of targets) if (isLate(t, d.timeOut)) Object.assign(t, ended('failed', now));
     for (const m of d.moves)
       world.job = { ...world.job, status: m.to, ...(m.changes.stage_at && { stageAt: now }) };
     for (const r of d.releases) {
       const next = targets.filter((t) => t.state === 'pending').slice(0, r.count);
-      for (const t of next) Object.assign(t, { state: 'in_flight', stage: r.stage, releasedAt: now });
+      for (const t of next)
+        Object.assign(t, {
+          state: 'in_flight',
+          stage: r.stage,
+          releasedAt: now,
+          sentAt: t.offline || t.held ? null : now,
+        });
       world.releases.push([r.stage, next.length, now - start]);
     }
     if (d.stage !== undefined) world.job = { ...world.job, stage: d.stage.stage, stageAt: now };
@@ -195,6 +208,8 @@ const target = (uid: string, state: TargetState): WorldTarget => ({
   unhealthy: false,
   disconnected: false,
   offline: false,
+  sentAt: null,
+  held: false,
 });
 
 const ended = (state: TargetState, at: number) => ({ state, finishedAt: at });

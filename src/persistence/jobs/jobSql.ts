@@ -5,6 +5,7 @@
 import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
 import type { Sql } from '../database/sql.ts';
 import { statusListSql } from './statusListSql.ts';
+import { lateSql, latenessValues, type Lateness } from './lateSql.ts';
 import type { TargetCandidate, TargetState } from '../../projections/jobs/jobStore.ts';
 
 export const jobsChannel = 'svc_jobs';
@@ -144,18 +145,17 @@ ORDER BY t.instance_uid LIMIT $2 OFFSET $3`,
 /**
  * Per state, the gate counts among targets reached (in flight or finished), when the last target
  * finished (a skipped one never did: it is skipped when found, maybe mid-job for a live one), and
- * the targets in flight since before `lateBefore` (Unix ms; none when unset): a restart's command
- * sent (or its release, when no replica could send it), a rollout's revision released.
+ * the targets in flight that are `late` (lateSql.ts; none when unset).
  */
-export function targetCountsSql(jobId: string, lateBefore?: number): Sql {
+export function targetCountsSql(jobId: string, late?: Lateness): Sql {
   return {
-    text: `SELECT state, count(*)::int,
-  count(*) FILTER (WHERE unhealthy_at IS NOT NULL)::int,
-  count(*) FILTER (WHERE disconnected_at IS NOT NULL AND state <> 'succeeded')::int,
-  coalesce(${ms("max(finished_at) FILTER (WHERE state <> 'skipped')")}, 0),
-  count(*) FILTER (WHERE state = 'in_flight' AND coalesce(sent_at, dispatched_at) < ${ts('$2')})::int
-FROM job_targets WHERE job_id = $1 GROUP BY state`,
-    values: [jobId, lateBefore ?? null],
+    text: `SELECT t.state, count(*)::int,
+  count(*) FILTER (WHERE t.unhealthy_at IS NOT NULL)::int,
+  count(*) FILTER (WHERE t.disconnected_at IS NOT NULL AND t.state <> 'succeeded')::int,
+  coalesce(${ms("max(t.finished_at) FILTER (WHERE t.state <> 'skipped')")}, 0),
+  ${late === undefined ? '0' : `count(*) FILTER (WHERE t.state = 'in_flight' AND ${lateSql(2)})::int`}
+FROM job_targets t WHERE t.job_id = $1 GROUP BY t.state`,
+    values: late === undefined ? [jobId] : [jobId, ...latenessValues(late)],
   };
 }
 

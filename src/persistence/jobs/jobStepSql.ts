@@ -5,6 +5,7 @@
 import type { Sql } from '../database/sql.ts';
 import { gateAgentsKept } from '../../projections/jobs/stepTargets.ts';
 import { connectedSql } from '../agents/filterSql.ts';
+import { lateSql, latenessValues, type Lateness } from './lateSql.ts';
 
 const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 
@@ -19,30 +20,43 @@ WHERE t.job_id = $1 AND t.instance_uid = next.instance_uid`,
   };
 }
 
-/** Fails the targets in flight since before `before` (the same test as targetCountsSql's late). */
-export function timeOutTargetsSql(jobId: string, before: number, reason: string, at: number): Sql {
+/**
+ * Fails the job's late targets (the same test as targetCountsSql's late), saying `reason`, or
+ * `unsentReason` for one never sent.
+ */
+export function timeOutTargetsSql(
+  jobId: string,
+  late: Lateness,
+  reasons: { readonly reason: string; readonly unsentReason: string },
+  at: number,
+): Sql {
   return {
-    text: `UPDATE job_targets SET state = 'failed', reason = $3, finished_at = ${ts('$4')}
-WHERE job_id = $1 AND state = 'in_flight' AND coalesce(sent_at, dispatched_at) < ${ts('$2')}`,
-    values: [jobId, before, reason, at],
+    text: `UPDATE job_targets t SET state = 'failed', finished_at = ${ts('$2')},
+  reason = CASE WHEN t.sent_at IS NULL THEN $4 ELSE $3 END
+WHERE t.job_id = $1 AND t.state = 'in_flight' AND ${lateSql(5)}`,
+    values: [jobId, at, reasons.reason, reasons.unsentReason, ...latenessValues(late)],
   };
 }
 
 /**
  * Up to gateAgentsKept targets behind each gate, as the gate counts of targetCountsSql count them
- * (among the targets reached), the ones in flight since before `lateBefore` counted as failed: one
- * row of three arrays, max_failed, max_unhealthy, max_disconnected.
+ * (among the targets reached), the late ones (when `late` is given) counted as failed: one row of
+ * three arrays, max_failed, max_unhealthy, max_disconnected.
  */
-export function behindGatesSql(jobId: string, lateBefore: number | undefined): Sql {
+export function behindGatesSql(jobId: string, late: Lateness | undefined): Sql {
   const first = (where: string) =>
-    `ARRAY(SELECT instance_uid FROM job_targets WHERE job_id = $1 AND ${where}
-  ORDER BY instance_uid LIMIT ${gateAgentsKept})`;
-  const reached = "state IN ('in_flight', 'succeeded', 'failed')";
+    `ARRAY(SELECT t.instance_uid FROM job_targets t WHERE t.job_id = $1 AND ${where}
+  ORDER BY t.instance_uid LIMIT ${gateAgentsKept})`;
+  const reached = "t.state IN ('in_flight', 'succeeded', 'failed')";
+  const failed =
+    late === undefined
+      ? "t.state = 'failed'"
+      : `(t.state = 'failed' OR (t.state = 'in_flight' AND ${lateSql(2)}))`;
   return {
-    text: `SELECT ${first(`(state = 'failed' OR (state = 'in_flight' AND coalesce(sent_at, dispatched_at) < ${ts('$2')}))`)},
-  ${first(`${reached} AND unhealthy_at IS NOT NULL`)},
-  ${first(`${reached} AND state <> 'succeeded' AND disconnected_at IS NOT NULL`)}`,
-    values: [jobId, lateBefore ?? null],
+    text: `SELECT ${first(failed)},
+  ${first(`${reached} AND t.unhealthy_at IS NOT NULL`)},
+  ${first(`${reached} AND t.state <> 'succeeded' AND t.disconnected_at IS NOT NULL`)}`,
+    values: late === undefined ? [jobId] : [jobId, ...latenessValues(late)],
   };
 }
 
@@ -56,22 +70,18 @@ WHERE NOT EXISTS (SELECT 1 FROM job_targets t WHERE t.job_id = $1 AND t.instance
 }
 
 /**
- * Of the job's targets in flight and not late (in flight since `lateBefore` or after), those whose
- * agent no replica holds connected at `now`: no session row, or one that says disconnected or is no
- * longer fresh (rule 10, as a fleet list reads it). One row, one count. An anti-join, so the plan
- * is driven by the job's targets in flight whatever the statistics say of them.
+ * Of the job's targets in flight and not late, those whose agent no replica holds connected at
+ * `late.now`: no session row, or one that says disconnected or is no longer fresh (rule 10, as a
+ * fleet list reads it). One row, one count. An offline target is late when it was sent or released
+ * before `late.before` (lateSql.ts), so the test here is the rest. An anti-join, so the plan is
+ * driven by the job's targets in flight whatever the statistics say of them.
  */
-export function offlineTargetsSql(
-  jobId: string,
-  lateBefore: number,
-  now: number,
-  disconnectAfterMs: number,
-): Sql {
+export function offlineTargetsSql(jobId: string, late: Lateness): Sql {
   return {
     text: `SELECT count(*)::int FROM job_targets t
 WHERE t.job_id = $1 AND t.state = 'in_flight' AND coalesce(t.sent_at, t.dispatched_at) >= ${ts('$2')}
   AND NOT EXISTS (SELECT 1 FROM agent_session s WHERE s.instance_uid = t.instance_uid
     AND ${connectedSql('$3', '$4')})`,
-    values: [jobId, lateBefore, now, disconnectAfterMs],
+    values: [jobId, late.before, late.now, late.disconnectAfterMs],
   };
 }

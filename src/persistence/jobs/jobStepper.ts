@@ -16,6 +16,7 @@ import type { Logger } from '../../io/logger.ts';
 import {
   decideStep,
   timeOutOf,
+  type Deadline,
   type JobMove,
   type StepDecision,
   type StepJob,
@@ -45,6 +46,7 @@ import {
   type JobChanges,
 } from './jobSql.ts';
 import { stepQueue, type RequestStep } from './stepRequests.ts';
+import type { Lateness } from './lateSql.ts';
 import {
   behindGatesSql,
   newcomersSql,
@@ -95,6 +97,13 @@ const stepJobOf = (job: Job, row: readonly unknown[]): StepJob => ({
 export function createJobStepper(deps: JobStepperDeps): JobStepper {
   const { pool, boss, now, logger, requestStep } = deps;
 
+  const latenessOf = (d: Deadline, at: number): Lateness => ({
+    before: d.before,
+    unsentBefore: d.unsentBefore,
+    now: at,
+    disconnectAfterMs: deps.disconnectAfterMs,
+  });
+
   /** Records a move of the locked job (a trip with its gate, as decided). */
   async function applyMove(client: pg.ClientBase, jobId: string, m: JobMove, at: number): Promise<void> {
     const changes: JobChanges =
@@ -108,7 +117,7 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
   async function apply(client: pg.ClientBase, job: StepJob, d: StepDecision, at: number): Promise<void> {
     if (d.joins.length > 0) await client.query(insertTargetsSql(job.id, d.joins, at));
     if (d.timeOut !== undefined)
-      await client.query(timeOutTargetsSql(job.id, d.timeOut.before, d.timeOut.reason, at));
+      await client.query(timeOutTargetsSql(job.id, latenessOf(d.timeOut, at), d.timeOut, at));
     if (
       d.makeCurrent !== undefined &&
       !(await makeCurrentIn(client, d.makeCurrent.config, d.makeCurrent.revision, at))
@@ -140,8 +149,8 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
     matching: readonly TargetCandidate[] | undefined,
     at: number,
   ): Promise<StepTargets> {
-    const lateBefore = settings.ok ? timeOutOf(settings.value, at).before : undefined;
-    const counts = countTargets(await rowsOf(client, targetCountsSql(job.id, lateBefore)));
+    const late = settings.ok ? latenessOf(timeOutOf(settings.value, at), at) : undefined;
+    const counts = countTargets(await rowsOf(client, targetCountsSql(job.id, late)));
     let newcomers: TargetCandidate[] | undefined;
     if (matching !== undefined && matching.length > 0 && takesNewcomers(job)) {
       const rows = await rowsOf(
@@ -155,8 +164,8 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
       newcomers = matching.filter((t) => fresh.has(t.uid));
     }
     let offline: number | undefined;
-    if (lateBefore !== undefined && mayPassOffline(job, settings, counts)) {
-      const [row] = await rowsOf(client, offlineTargetsSql(job.id, lateBefore, at, deps.disconnectAfterMs));
+    if (late !== undefined && mayPassOffline(job, settings, counts)) {
+      const [row] = await rowsOf(client, offlineTargetsSql(job.id, late));
       offline = row?.[0] as number;
     }
     const loaded: StepTargets = {
@@ -165,7 +174,7 @@ export function createJobStepper(deps: JobStepperDeps): JobStepper {
       ...(offline !== undefined && { offline }),
     };
     if (!mayTrip(settings, counts)) return loaded;
-    const [row] = await rowsOf(client, behindGatesSql(job.id, lateBefore));
+    const [row] = await rowsOf(client, behindGatesSql(job.id, late));
     const [failed = [], unhealthy = [], disconnected = []] = (row ?? []) as string[][];
     return {
       ...loaded,

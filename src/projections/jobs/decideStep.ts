@@ -60,8 +60,8 @@ export interface Release {
 export interface StepDecision {
   /** Newcomers of a live job that become its targets before anything else is applied. */
   readonly joins: readonly TargetCandidate[];
-  /** Fail the targets in flight since before `before` (Unix ms), saying `reason`. */
-  readonly timeOut?: { readonly before: number; readonly reason: string };
+  /** Fail the targets in flight that are late by this deadline (docs/jobs.md `apply_timeout`). */
+  readonly timeOut?: Deadline;
   readonly moves: readonly JobMove[];
   readonly releases: readonly Release[];
   /** The batch or stage the job reached in this step, and for a rollout its job-event note. */
@@ -79,11 +79,35 @@ export interface StepDecision {
 
 const idle: StepDecision = { joins: [], moves: [], releases: [], events: [], nextMs: undefined };
 
+/**
+ * When a target in flight is late (Unix ms; docs/jobs.md `apply_timeout`): one sent its revision or
+ * command before `before`; one never sent it, released before `before` while its agent is offline,
+ * or before `unsentBefore` (twice the timeout) even while connected. A connected agent waiting its
+ * turn to be sent is not failed for the service's own pace, nor held forever.
+ */
+export interface Deadline {
+  readonly before: number;
+  readonly unsentBefore: number;
+  /** The reason a late target that was sent fails with. */
+  readonly reason: string;
+  /** The reason a late target never sent fails with. */
+  readonly unsentReason: string;
+}
+
+/** How many timeouts after its release a connected target never sent is late. */
+export const unsentTimeouts = 2;
+
 /** When targets in flight time out: a restart's reconnect_timeout, a rollout's apply_timeout. */
-export function timeOutOf(settings: ActionSettings, now: number): { before: number; reason: string } {
-  return settings.action === 'restart'
-    ? { before: now - settings.reconnectTimeoutMs, reason: 'did not come back within reconnect_timeout' }
-    : { before: now - settings.applyTimeoutMs, reason: 'did not apply within apply_timeout' };
+export function timeOutOf(settings: ActionSettings, now: number): Deadline {
+  const [timeoutMs, reason, unsentReason] =
+    settings.action === 'restart'
+      ? [
+          settings.reconnectTimeoutMs,
+          'did not come back within reconnect_timeout',
+          'was never sent the restart',
+        ]
+      : [settings.applyTimeoutMs, 'did not apply within apply_timeout', 'was never sent the revision'];
+  return { before: now - timeoutMs, unsentBefore: now - unsentTimeouts * timeoutMs, reason, unsentReason };
 }
 
 function move(job: StepJob, command: JobCommand, reason: string, changes: MoveChanges): JobMove {
