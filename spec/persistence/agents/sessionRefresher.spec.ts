@@ -8,8 +8,9 @@ import {
   keepaliveMs,
 } from '../../../src/persistence/agents/sessionLedger.ts';
 import { createSessionRefresher } from '../../../src/persistence/agents/sessionRefresher.ts';
+import { walkSlice } from '../../../src/io/nextTurn.ts';
 import { createRegistryProjection } from '../../../src/projections/registry/registryProjection.ts';
-import { checkedIn, connected, disconnected, uid } from '../../support/events.ts';
+import { checkedIn, connected, disconnected, evicted, uid } from '../../support/events.ts';
 import { VirtualClock } from '../../support/virtualTime.ts';
 import { MemoryWriter } from './memoryWriter.ts';
 import { agent } from './storeFixtures.ts';
@@ -150,6 +151,40 @@ describe('session refresher (durability rules 9, 14)', () => {
     bus.publish(disconnected(uid(1), 60_000));
     await passes(1);
     expect(written().at(-1)).to.deep.equal([[0, false, 0]]);
+    await refresher.stop();
+  });
+
+  it('walks a large registry in slices, letting waiting I/O through, and passes over an agent that left meanwhile', async () => {
+    const clock = new VirtualClock(0);
+    const bus = createEventBus();
+    const registry = createRegistryProjection(bus.events$, () => undefined);
+    const writer = new MemoryWriter();
+    const refresher = createSessionRefresher({
+      registry,
+      writer,
+      ledger: createSessionLedger(keepaliveMs(15_000, 5000)),
+      scheduler: clock.scheduler,
+      logger: silentLogger(),
+      passMs: 3_600_000,
+    });
+    const n = 5 * walkSlice;
+    for (let i = 1; i <= n; i++) {
+      bus.publish(connected(uid(i), 0));
+      bus.publish(checkedIn(uid(i), 0));
+    }
+    const pass = refresher.pass();
+    // Queued behind the walk's first slice: a walk in one turn would have handed its rows over.
+    const between = new Promise<number>((resolve) =>
+      setImmediate(() => {
+        bus.publish(evicted(uid(n), 1000, 0));
+        resolve(writer.sessions.length);
+      }),
+    );
+    expect(await between, 'rows handed over before the I/O queued behind the walk ran').to.equal(0);
+    await pass;
+    expect(writer.sessions).to.have.length(1);
+    expect(writer.sessions[0]!.length).to.equal(n - 1);
+    expect(writer.sessions[0]!.some((a) => a.uid === uid(n))).to.equal(false);
     await refresher.stop();
   });
 });

@@ -10,6 +10,7 @@ import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import type { DesiredConfig } from '../../../src/projections/remoteConfig/desiredConfig.ts';
 import { claimCommandSql, inFlightSql } from '../../../src/persistence/jobs/jobAgentsSql.ts';
 import { targetsByAgent } from '../../../src/persistence/jobs/jobTargetRows.ts';
+import { walkSlice } from '../../../src/io/nextTurn.ts';
 import { releaseTargetsSql, timeOutTargetsSql } from '../../../src/persistence/jobs/jobStepSql.ts';
 import { createTargetObserver, type TargetObserver } from '../../../src/persistence/jobs/targetObserver.ts';
 import { connected, uid as agentUid } from '../../support/events.ts';
@@ -93,10 +94,28 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       )
     ).rows[0];
 
+  it('walks a large set of targets in slices, letting I/O queued behind it through', async () => {
+    const rows = Array.from({ length: 3 * walkSlice }, (_, i) => [
+      'job',
+      'config_rollout',
+      'running',
+      agentUid(1000 + i),
+      null,
+      '0',
+      0,
+      null,
+    ]);
+    let done = false;
+    const update = observer.update(targetsByAgent(rows)).then(() => (done = true));
+    const between = await new Promise<boolean>((resolve) => setImmediate(() => resolve(done)));
+    expect(between, 'the update ended before the I/O queued behind it ran').to.equal(false);
+    await update;
+  });
+
   it('judges a return seen before the command was known to be sent once it is, at the next flush', async () => {
     const jobId = await released();
     const stale = await inFlight();
-    observer.update(stale);
+    await observer.update(stale);
     // A sibling claims and sends the command; the agent restarts and comes back here.
     const sentAt = clock.now();
     await fixture.pool.query(claimCommandSql(jobId, agent, 'sibling', 0n, sentAt));
@@ -107,7 +126,7 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
     expect(await targetRow(jobId), 'not judged without the send time').to.deep.include({
       state: 'in_flight',
     });
-    observer.update(await inFlight());
+    await observer.update(await inFlight());
     clock.advance(200);
     await observer.flush();
     expect(await targetRow(jobId)).to.deep.equal({ state: 'succeeded', finished: sentAt + 500 });
@@ -123,7 +142,7 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       const releasedAt = clock.now();
       const jobId = await released('sent-later');
       const flying = await inFlight();
-      rollout.update(flying);
+      await rollout.update(flying);
       clock.advance(20_000);
       await rollout.flush();
       const sentAt = clock.now();
@@ -168,7 +187,7 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       const { pool } = fixture;
       const jobId = await released('c');
       const flying = await inFlight();
-      rollout.update(flying);
+      await rollout.update(flying);
       const report = (hash: string, status: 'failed' | 'applied', errorMessage = ''): AgentEvent => ({
         type: 'AgentRemoteConfigReported',
         at: clock.now(),
@@ -203,7 +222,7 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
     try {
       const jobId = await released('pinned-later');
       const flying = await inFlight();
-      rollout.update(flying);
+      await rollout.update(flying);
       rollout.observe(
         {
           type: 'AgentRemoteConfigReported',
@@ -215,13 +234,13 @@ describe('job target observer (PostgreSQL, virtual time)', function () {
       clock.advance(200);
       await rollout.flush();
       want = 'rev3';
-      rollout.update(await inFlight(), false);
+      await rollout.update(await inFlight(), false);
       clock.advance(200);
       await rollout.flush();
       expect(await targetRow(jobId), 'the same row is not judged again').to.deep.include({
         state: 'in_flight',
       });
-      rollout.update(await inFlight(), true);
+      await rollout.update(await inFlight(), true);
       clock.advance(200);
       await rollout.flush();
       expect(await targetRow(jobId), 'judged again once the pins changed').to.deep.include({

@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import type { ConfigState } from '../../../src/projections/remoteConfig/configState.ts';
-import { historySeries, ratePerSecond, sampleFleet } from '../../../src/projections/history/fleetSample.ts';
+import {
+  createFleetTally,
+  historySeries,
+  ratePerSecond,
+} from '../../../src/projections/history/fleetSample.ts';
 
 const agent = (connected: boolean, health: boolean | null, config: ConfigState) =>
   ({ connected, health: health === null ? null : { healthy: health }, config }) as unknown as AgentState;
@@ -9,17 +13,16 @@ const stateOf = (a: AgentState) => (a as unknown as { config: ConfigState }).con
 
 describe('fleetSample', () => {
   it('counts the fleet as /api/status does, and agents per config state', () => {
-    const sample = sampleFleet(
-      [
-        agent(true, true, 'applied'),
-        agent(true, false, 'failed'),
-        agent(false, true, 'pending'),
-        agent(true, null, 'unmanaged'),
-        agent(true, null, 'applied'),
-      ],
-      stateOf,
-      { messages: 12.5, errors: 0.5 },
-    );
+    const tally = createFleetTally(stateOf);
+    for (const a of [
+      agent(true, true, 'applied'),
+      agent(true, false, 'failed'),
+      agent(false, true, 'pending'),
+      agent(true, null, 'unmanaged'),
+      agent(true, null, 'applied'),
+    ])
+      tally.add(a);
+    const sample = tally.sample({ messages: 12.5, errors: 0.5 });
     const named = Object.fromEntries(historySeries.map((name, i) => [name, sample[i]]));
     expect(named).to.deep.equal({
       size: 5,

@@ -14,6 +14,7 @@ import {
   type RecordingHeader,
   type RecordingRecord,
 } from './recordingFormat.ts';
+import { nextTurn } from '../nextTurn.ts';
 
 export interface RecorderStats {
   readonly recorded: number;
@@ -107,7 +108,7 @@ export async function createRecorder(options: RecorderOptions): Promise<Recorder
     queue.push(bytes);
     queuedBytes += bytes.length;
     recorded++;
-    writing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(writeLoop);
+    writing ??= nextTurn().then(writeLoop);
   }
 
   const base = (c: OpampConnection, at: number) => ({

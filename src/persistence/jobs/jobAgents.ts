@@ -99,7 +99,7 @@ export function createJobAgents(deps: JobAgentsDeps): JobAgents {
     // every reloadMs.
     const all = desiredChanged || full;
     desiredChanged = false;
-    observer.update(targets, all);
+    await observer.update(targets, all);
   }
 
   function reload(): Promise<void> {

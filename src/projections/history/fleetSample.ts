@@ -47,16 +47,18 @@ export function ratePerSecond(before: number, after: number, elapsedMs: number):
   return ((after - before) * 1000) / elapsedMs;
 }
 
+/** Counts taken agent by agent (a sample may be taken over several turns), then one sample. */
+export interface FleetTally {
+  add(agent: AgentState): void;
+  sample(rates: { messages: number; errors: number }): Float64Array;
+}
+
 /**
  * Counts over every registered agent, as /api/status counts them (health of disconnected agents is
  * what they last reported), so the charts end where the status page's numbers stand. Plain integer
- * counters in the loop: it runs over the whole fleet every 10 s.
+ * counters: it runs over the whole fleet every 10 s.
  */
-export function sampleFleet(
-  agents: Iterable<AgentState>,
-  configStateOf: (agent: AgentState) => ConfigState,
-  rates: { messages: number; errors: number },
-): Float64Array {
+export function createFleetTally(configStateOf: (agent: AgentState) => ConfigState): FleetTally {
   let size = 0;
   let connected = 0;
   let healthy = 0;
@@ -71,23 +73,27 @@ export function sampleFleet(
     rolled_back: 0,
     incompatible: 0,
   };
-  for (const agent of agents) {
-    size++;
-    if (agent.connected) connected++;
-    if (agent.health !== null) {
-      if (agent.health.healthy) healthy++;
-      else unhealthy++;
-    }
-    states[configStateOf(agent)]++;
-  }
-  const sample = new Float64Array(historySeries.length);
-  sample[column.size] = size;
-  sample[column.connected] = connected;
-  sample[column.healthy] = healthy;
-  sample[column.unhealthy] = unhealthy;
-  sample[column.unknown] = size - healthy - unhealthy;
-  for (const state of sampledConfigStates) sample[column[state]] = states[state];
-  sample[column.messages_per_second] = rates.messages;
-  sample[column.errors_per_second] = rates.errors;
-  return sample;
+  return {
+    add(agent) {
+      size++;
+      if (agent.connected) connected++;
+      if (agent.health !== null) {
+        if (agent.health.healthy) healthy++;
+        else unhealthy++;
+      }
+      states[configStateOf(agent)]++;
+    },
+    sample(rates) {
+      const sample = new Float64Array(historySeries.length);
+      sample[column.size] = size;
+      sample[column.connected] = connected;
+      sample[column.healthy] = healthy;
+      sample[column.unhealthy] = unhealthy;
+      sample[column.unknown] = size - healthy - unhealthy;
+      for (const state of sampledConfigStates) sample[column[state]] = states[state];
+      sample[column.messages_per_second] = rates.messages;
+      sample[column.errors_per_second] = rates.errors;
+      return sample;
+    },
+  };
 }
