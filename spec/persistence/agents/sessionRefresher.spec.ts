@@ -6,6 +6,7 @@ import {
   createSessionLedger,
   isSessionDue,
   keepaliveMs,
+  type SessionLedger,
 } from '../../../src/persistence/agents/sessionLedger.ts';
 import { createSessionRefresher } from '../../../src/persistence/agents/sessionRefresher.ts';
 import { walkSlice } from '../../../src/io/nextTurn.ts';
@@ -68,7 +69,8 @@ describe('session keepalive (durability rule 9)', () => {
 });
 
 describe('session refresher (durability rules 9, 14)', () => {
-  it('rewrites due session rows every pass, including a sweep-detected disconnect', async () => {
+  /** A refresher over a registry on its own bus, writing to memory, in virtual time from 0. */
+  function setUp(ledger: SessionLedger, passMs?: number) {
     const clock = new VirtualClock(0);
     const bus = createEventBus();
     const registry = createRegistryProjection(bus.events$, () => undefined);
@@ -76,10 +78,16 @@ describe('session refresher (durability rules 9, 14)', () => {
     const refresher = createSessionRefresher({
       registry,
       writer,
-      ledger: createSessionLedger(keepaliveMs(15_000, 5000)),
+      ledger,
       scheduler: clock.scheduler,
       logger: silentLogger(),
+      ...(passMs !== undefined && { passMs }),
     });
+    return { clock, bus, writer, refresher };
+  }
+
+  it('rewrites due session rows every pass, including a sweep-detected disconnect', async () => {
+    const { clock, bus, writer, refresher } = setUp(createSessionLedger(keepaliveMs(15_000, 5000)));
     bus.publish(connected(uid(1), 0));
     bus.publish(checkedIn(uid(1), 0));
     clock.advance(5000);
@@ -105,19 +113,11 @@ describe('session refresher (durability rules 9, 14)', () => {
   });
 
   it("keeps a quiet agent's row fresh with its socket's answers, and writes its disconnect at once", async () => {
-    const clock = new VirtualClock(0);
-    const bus = createEventBus();
-    const registry = createRegistryProjection(bus.events$, () => undefined);
-    const writer = new MemoryWriter();
     // What the WebSocket here holding the agent last answered (idleSweep.ts aliveAt).
     let socketAlive: number | undefined;
-    const refresher = createSessionRefresher({
-      registry,
-      writer,
-      ledger: createSessionLedger(keepaliveMs(45_000, 5000), () => socketAlive),
-      scheduler: clock.scheduler,
-      logger: silentLogger(),
-    });
+    const { clock, bus, writer, refresher } = setUp(
+      createSessionLedger(keepaliveMs(45_000, 5000), () => socketAlive),
+    );
     // One pass per step, each settled: a pass skips while the one before it is still in flight.
     const passes = async (n: number) => {
       for (let k = 0; k < n; k++) {
@@ -155,18 +155,7 @@ describe('session refresher (durability rules 9, 14)', () => {
   });
 
   it('walks a large registry in slices, letting waiting I/O through, and passes over an agent that left meanwhile', async () => {
-    const clock = new VirtualClock(0);
-    const bus = createEventBus();
-    const registry = createRegistryProjection(bus.events$, () => undefined);
-    const writer = new MemoryWriter();
-    const refresher = createSessionRefresher({
-      registry,
-      writer,
-      ledger: createSessionLedger(keepaliveMs(15_000, 5000)),
-      scheduler: clock.scheduler,
-      logger: silentLogger(),
-      passMs: 3_600_000,
-    });
+    const { bus, writer, refresher } = setUp(createSessionLedger(keepaliveMs(15_000, 5000)), 3_600_000);
     const n = 5 * walkSlice;
     for (let i = 1; i <= n; i++) {
       bus.publish(connected(uid(i), 0));
