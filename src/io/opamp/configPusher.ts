@@ -35,23 +35,29 @@ export interface ConfigPusher {
 
 export function createConfigPusher(deps: ConfigPusherDeps): ConfigPusher {
   const batchSize = deps.batchSize ?? 250;
-  let queue: InstanceUid[] = [];
+  let queue: readonly InstanceUid[] = [];
+  /** Where the walk is in `queue` (taking from the front of 100,000 ids moved them all each turn). */
+  let next = 0;
   let turn: Subscription | undefined;
   let pushed = 0;
 
   function step(): void {
     turn = undefined;
     try {
-      const batch = queue.splice(0, batchSize);
-      for (const uid of batch) if (deps.handler.push(uid)) pushed++;
+      const end = Math.min(queue.length, next + batchSize);
+      // Moved on before the pushes: one that throws is not pushed again.
+      const from = next;
+      next = end;
+      for (let i = from; i < end; i++) if (deps.handler.push(queue[i]!)) pushed++;
     } catch (error) {
       deps.onError(error);
     }
-    if (queue.length > 0) turn = deps.scheduler.schedule(step, 0);
+    if (next < queue.length) turn = deps.scheduler.schedule(step, 0);
   }
 
   const subscription = deps.changes$.subscribe(() => {
     queue = [...deps.owners.held()];
+    next = 0;
     turn ??= deps.scheduler.schedule(step, 0);
   });
 
@@ -67,6 +73,7 @@ export function createConfigPusher(deps: ConfigPusherDeps): ConfigPusher {
       turn?.unsubscribe();
       turn = undefined;
       queue = [];
+      next = 0;
     },
   };
 }

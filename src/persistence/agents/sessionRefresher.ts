@@ -2,8 +2,8 @@
 // of the agents whose row is due (sessionLedger.ts). This is how a sibling keeps seeing a live agent
 // as connected (rule 10), a quiet one whose WebSocket here answers pings included (its alive time
 // moves with the pongs), and how a sweep-detected disconnect, which changes no agent row (rule 14),
-// reaches the session row. The walk yields the event loop every walkSlice agents. Guarded timer: a pass never overlaps the previous one; stop() waits for
-// the pass in flight.
+// reaches the session row. The walk yields the event loop every walkSlice agents. Guarded timer: a
+// pass never overlaps the previous one; stop() waits for the pass in flight.
 
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { Logger } from '../../io/logger.ts';
