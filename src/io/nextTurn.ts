@@ -6,4 +6,4 @@
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Items a walk handles between two turns: a few milliseconds of work each. */
-export const walkSlice = 1000;
+export const walkSlice = 2000;

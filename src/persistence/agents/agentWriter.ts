@@ -89,7 +89,7 @@ async function saveChunk(
 }
 
 export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): AgentWriter {
-  const size = options.chunkSize ?? 1000;
+  const size = options.chunkSize ?? 2000;
   const concurrency = options.concurrency ?? 1;
   const { policy, observe } = options;
   const heldBy = options.heldBy ?? null;
