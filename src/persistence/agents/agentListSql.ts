@@ -53,11 +53,22 @@ export function pageCandidatesSql(
   held: Held = { uids: [] },
 ): Sql {
   const values: unknown[] = [after, limit, ...filter.values];
-  const exclusions = leavingOut(held, values);
+  const conditions = and([...filter.conditions, ...leavingOut(held, values)]);
+  if (filter.readsSession)
+    return {
+      text: `SELECT ${summaryColumns}
+${from} AND a.instance_uid > $1${conditions}
+ORDER BY a.instance_uid LIMIT $2`,
+      values,
+    };
+  // The page's rows first, from the agent rows alone; then their sessions and columns. Joined
+  // before the limit, a filter matching 20,000 of 1,000,000 agents read 20,000 sessions for a page.
   return {
     text: `SELECT ${summaryColumns}
-${from} AND a.instance_uid > $1${and([...filter.conditions, ...exclusions])}
-ORDER BY a.instance_uid LIMIT $2`,
+FROM (SELECT * FROM agents a WHERE a.evicted_at IS NULL AND a.instance_uid > $1${conditions}
+  ORDER BY a.instance_uid LIMIT $2) a
+LEFT JOIN agent_session s ON s.instance_uid = a.instance_uid
+ORDER BY a.instance_uid`,
     values,
   };
 }
@@ -100,5 +111,53 @@ export function distinctValuesSql(filter: FilterSql, key: string, limit: number)
     text: `SELECT DISTINCT ${attributeSql('$1')} AS v ${from}${and(filter.conditions)}
 LIMIT $2`,
     values: [key, limit, ...filter.values],
+  };
+}
+
+/**
+ * The stored values of attribute $1 as the counts table keeps them (migrations/00021): one row per
+ * value, or one row with a null value when the key is known and has none; `counted` false when the
+ * key has too many values to be counted (the caller then reads the agent rows); no rows when no
+ * stored agent ever had the attribute. At most $2 values.
+ */
+export function countedValuesSql(key: string, limit: number): Sql {
+  return {
+    text: `SELECT k.counted, c.value FROM agent_attribute_keys k
+LEFT JOIN agent_attribute_counts c ON k.counted AND c.key = k.key
+WHERE k.key = $1 LIMIT $2`,
+    values: [key, limit],
+  };
+}
+
+/**
+ * How many live stored agents have attribute $1 with one of the values $2, from the counts table,
+ * less the stored copies `held` names that match `filter` (its parameters from $3): one statement,
+ * so both parts read the same snapshot. Null when the key is not counted.
+ */
+export function countedTotalSql(
+  key: string,
+  accepted: readonly string[],
+  filter: FilterSql,
+  held: Held,
+): Sql {
+  const values: unknown[] = [key, accepted];
+  if (held.uids.length > 0 || held.by !== undefined) values.push(...filter.values);
+  const heldCopies: string[] = [];
+  if (held.uids.length > 0) {
+    values.push(arrayLiteral(held.uids));
+    heldCopies.push(`a.instance_uid = ANY($${values.length}::text[])`);
+  }
+  if (held.by !== undefined) {
+    values.push(held.by);
+    heldCopies.push(`a.held_by = $${values.length}`);
+  }
+  const less =
+    heldCopies.length === 0
+      ? ''
+      : `\n  - (SELECT count(*) FROM agents a WHERE a.evicted_at IS NULL AND (${heldCopies.join(' OR ')})${and(filter.conditions)})`;
+  return {
+    text: `SELECT CASE WHEN (SELECT counted FROM agent_attribute_keys WHERE key = $1) IS FALSE THEN NULL
+  ELSE ((SELECT coalesce(sum(agents), 0) FROM agent_attribute_counts WHERE key = $1 AND value = ANY($2::text[]))${less})::float8 END`,
+    values,
   };
 }

@@ -25,6 +25,8 @@ export interface FilterSql {
   readonly exact: boolean;
   /** The regex terms left to RE2 with no values given for them (`resolved`). */
   readonly regexTerms: readonly MatcherTerm[];
+  /** Some condition reads the session row `s`; the others read the agent row alone. */
+  readonly readsSession: boolean;
 }
 
 export type MatcherTerm = Extract<FilterTerm, { kind: 'matcher' }>;
@@ -59,6 +61,9 @@ export const attributeSql = (k: string): string =>
   `(CASE WHEN jsonb_typeof(a.identifying -> ${k}::text) = 'string' THEN a.identifying ->> ${k}::text
       WHEN jsonb_typeof(a.non_identifying -> ${k}::text) = 'string' THEN a.non_identifying ->> ${k}::text END)`;
 
+/** A resolved regex accepting at most this many values is written as containments of each. */
+const indexedValues = 32;
+
 export function filterSql(filter: FleetFilter, options: FilterSqlOptions): FilterSql {
   const values: unknown[] = [];
   const param = (value: unknown): string => {
@@ -67,12 +72,14 @@ export function filterSql(filter: FleetFilter, options: FilterSqlOptions): Filte
   };
   const conditions: string[] = [];
   let exact = true;
+  let readsSession = false;
   const regexTerms: MatcherTerm[] = [];
   const attribute = (key: string): string => attributeSql(param(key));
   const term = (t: FilterTerm): string | undefined => {
     switch (t.kind) {
       case 'boolean':
         if (t.key === 'healthy') return `(a.health_reported AND a.healthy = ${param(t.value)}::boolean)`;
+        readsSession = true;
         if (t.key === 'via_gateway') return `(coalesce(s.via_gateway, false) = ${param(t.value)}::boolean)`;
         return `(${connectedSql(param(options.now), param(options.disconnectAfterMs))} = ${param(t.value)}::boolean)`;
       case 'component':
@@ -91,10 +98,16 @@ export function filterSql(filter: FleetFilter, options: FilterSqlOptions): Filte
         if (op === '!=') return `(${attribute(key)} IS DISTINCT FROM ${param(value)}::text)`;
         const resolved = options.resolved?.get(t);
         if (resolved !== undefined) {
-          const among = `${attribute(key)} = ANY(${param(resolved.accepted)}::text[])`;
-          return resolved.acceptsMissing
-            ? `(${attribute(key)} IS NULL OR ${among})`
-            : `coalesce(${among}, false)`;
+          const among = () => `${attribute(key)} = ANY(${param(resolved.accepted)}::text[])`;
+          if (resolved.acceptsMissing) return `(${attribute(key)} IS NULL OR ${among()})`;
+          if (resolved.accepted.length === 0) return 'false';
+          if (resolved.accepted.length > indexedValues) return `coalesce(${among()}, false)`;
+          // Containment of each value first, so the GIN indexes find the candidates.
+          const docs = resolved.accepted.map((v) => param(JSON.stringify({ [key]: v })));
+          const contained = docs.map(
+            (d) => `a.identifying @> ${d}::jsonb OR a.non_identifying @> ${d}::jsonb`,
+          );
+          return `((${contained.join(' OR ')}) AND coalesce(${among()}, false))`;
         }
         const pattern = regexToPostgres(value);
         if (pattern !== undefined) {
@@ -115,7 +128,7 @@ export function filterSql(filter: FleetFilter, options: FilterSqlOptions): Filte
     const condition = term(t);
     if (condition !== undefined) conditions.push(condition);
   }
-  return { conditions, values, exact, regexTerms };
+  return { conditions, values, exact, regexTerms, readsSession };
 }
 
 /**

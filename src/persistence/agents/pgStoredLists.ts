@@ -23,6 +23,8 @@ import { compileValueTest } from '../../projections/filter/compileMatcher.ts';
 import type { FilterTerm } from '../../projections/filter/filterTerm.ts';
 import {
   countFirstParam,
+  countedTotalSql,
+  countedValuesSql,
   countSql,
   distinctValuesSql,
   pageCandidatesSql,
@@ -87,38 +89,75 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     (await pool.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })).rows;
 
   /**
-   * RE2's verdict on every distinct candidate value of each regex term PostgreSQL cannot evaluate
-   * itself, so the term becomes an exact condition; undefined when a term has too many values.
-   * Once per list (the filter object is the request's): its scan and its count share it.
+   * RE2's verdict on every stored value of each regex term's attribute, so the term becomes an
+   * exact membership condition (and a single term's total a sum of counts). The values come from
+   * the counts table when the key is counted; a regex PostgreSQL cannot evaluate on a key that is
+   * not counted is judged on the distinct values among the other terms' candidates instead, and
+   * left unresolved when there are too many. Once per list (the filter object is the request's):
+   * its scan and its count share it.
    */
   const resolutions = new WeakMap<FleetFilter, Promise<Resolution>>();
   async function resolve(filter: FleetFilter, at: number): Promise<Resolution> {
     const candidates = filterSql(filter, { firstParam: 3, now: at, disconnectAfterMs });
-    if (candidates.regexTerms.length === 0) return undefined;
     const resolved = new Map<FilterTerm, ResolvedTerm>();
-    for (const term of candidates.regexTerms) {
+    for (const term of filter.terms) {
+      if (term.kind !== 'matcher' || (term.matcher.op !== '=~' && term.matcher.op !== '!~')) continue;
       const compiled = compileValueTest(term.matcher);
-      if (!compiled.ok) return undefined;
-      const rows = await query(distinctValuesSql(candidates, term.matcher.key, maxDistinctValues + 1));
-      if (rows.length > maxDistinctValues) return undefined;
+      if (!compiled.ok) continue;
+      const key = term.matcher.key;
+      let values: unknown[];
+      const counted = await query(countedValuesSql(key, maxDistinctValues + 1));
+      if (counted.length === 0 || counted[0]![0] === true) values = counted.map(([, v]) => v);
+      else if (candidates.regexTerms.includes(term))
+        values = (await query(distinctValuesSql(candidates, key, maxDistinctValues + 1))).map(([v]) => v);
+      else continue;
+      if (values.length > maxDistinctValues) continue;
       const test = compiled.value;
       const accepted: string[] = [];
-      for (const [v] of rows) if (typeof v === 'string' && test(v)) accepted.push(v);
+      for (const v of values) if (typeof v === 'string' && test(v)) accepted.push(v);
       resolved.set(term, { accepted, acceptsMissing: test(undefined) });
     }
-    return resolved;
+    return resolved.size > 0 ? resolved : undefined;
+  }
+
+  /**
+   * The total of a filter that is one attribute term, from the counts table (with the stored copies
+   * of held agents taken off): undefined when the filter is not one such term, the eviction mask
+   * hides agents, or the key is not counted.
+   */
+  async function countedTotal(filter: FleetFilter, held: HeldIds, at: number): Promise<number | undefined> {
+    const [term] = filter.terms;
+    if (filter.terms.length !== 1 || term?.kind !== 'matcher' || mask.size > 0) return undefined;
+    const { key, op, value } = term.matcher;
+    let accepted: readonly string[];
+    if (op === '=') accepted = [value];
+    else {
+      const resolved = (await resolution(filter, at))?.get(term);
+      if (resolved === undefined || resolved.acceptsMissing) return undefined;
+      accepted = resolved.accepted;
+    }
+    const conditions = await conditionsFor(filter, 3, at);
+    const [[n]] = (await query(countedTotalSql(key, accepted, conditions, heldOf(held)))) as [
+      [number | null],
+    ];
+    return n ?? undefined;
+  }
+
+  function resolution(filter: FleetFilter, at: number): Promise<Resolution> {
+    let pending = resolutions.get(filter);
+    if (pending === undefined) {
+      pending = resolve(filter, at);
+      resolutions.set(filter, pending);
+    }
+    return pending;
   }
 
   async function conditionsFor(filter: FleetFilter, firstParam: number, at: number): Promise<FilterSql> {
     const options = { firstParam, now: at, disconnectAfterMs };
     const plain = filterSql(filter, options);
-    if (plain.regexTerms.length === 0) return plain;
-    let resolution = resolutions.get(filter);
-    if (resolution === undefined) {
-      resolution = resolve(filter, at);
-      resolutions.set(filter, resolution);
-    }
-    const resolved = await resolution;
+    if (!filter.terms.some((t) => t.kind === 'matcher' && (t.matcher.op === '=~' || t.matcher.op === '!~')))
+      return plain;
+    const resolved = await resolution(filter, at);
     return resolved === undefined ? plain : filterSql(filter, { ...options, resolved });
   }
 
@@ -167,7 +206,10 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   }
 
   async function count(filter: FleetFilter, held: HeldIds): Promise<number> {
-    const conditions = await conditionsFor(filter, countFirstParam, now());
+    const at = now();
+    const counted = await countedTotal(filter, held, at);
+    if (counted !== undefined) return counted;
+    const conditions = await conditionsFor(filter, countFirstParam, at);
     if (!conditions.exact) {
       let n = 0;
       await scanRows(filter, held, () => void n++, candidateChunk);

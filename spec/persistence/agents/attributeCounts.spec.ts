@@ -1,0 +1,223 @@
+import { expect } from 'chai';
+import type pg from 'pg';
+import { NEVER } from 'rxjs';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { silentLogger } from '../../../src/io/logger.ts';
+import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
+import { createPgStoredLists } from '../../../src/persistence/agents/pgStoredLists.ts';
+import { heldIds } from '../../../src/persistence/agents/storeReader.ts';
+import { parseFleetQuery, type FleetFilter } from '../../../src/projections/filter/fleetFilter.ts';
+import { attributeOf, type AgentState } from '../../../src/projections/agent/agentState.ts';
+import { agent, storeFixture, uidOf, type StoreFixture } from './storeFixtures.ts';
+
+// migrations/00021: the counts of attribute values the database keeps beside the agent rows, and
+// the list totals read from them. The oracle is the service's own attributeOf over the agents as
+// a list reads them back.
+
+const described = (
+  n: number,
+  identifying: Record<string, string>,
+  nonIdentifying: Record<string, string>,
+  lastSeen: number,
+) => agent(n, { lastSeen, description: { identifying, nonIdentifying } });
+
+function filterOf(text: string): FleetFilter {
+  const parsed = parseFleetQuery(new URLSearchParams(text));
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.filter;
+}
+
+describe('attribute value counts kept by PostgreSQL (fleet list totals)', () => {
+  let db: TestDatabase;
+  let store: StoreFixture;
+  let lastSeen = 1_700_000_001_000;
+
+  before(async () => {
+    db = await createTestDatabase();
+    store = await storeFixture(db);
+  });
+  after(async () => {
+    await store.close();
+    await db.drop();
+  });
+  beforeEach(async () => {
+    await store.query('TRUNCATE agents CASCADE');
+  });
+
+  /** The counts table as rows "key=value n", counted keys only. */
+  const counts = async () =>
+    (
+      await store.query<{ key: string; value: string; agents: string }>(
+        `SELECT c.key, c.value, c.agents FROM agent_attribute_counts c
+         JOIN agent_attribute_keys k ON k.key = c.key AND k.counted ORDER BY 1, 2`,
+      )
+    ).map((r) => `${r.key}=${r.value} ${r.agents}`);
+
+  /** What the counts should be: attributeOf over every live stored agent, for `keys`. */
+  const expected = async (keys: readonly string[]) => {
+    const tally = new Map<string, number>();
+    for (const a of await store.listed())
+      for (const key of keys) {
+        const v = attributeOf(a, key);
+        if (v !== undefined) tally.set(`${key}=${v}`, (tally.get(`${key}=${v}`) ?? 0) + 1);
+      }
+    return [...tally].map(([kv, n]) => `${kv} ${n}`).sort();
+  };
+
+  const save = async (agents: AgentState[]) => {
+    const result = await store.writer.saveAgents(agents);
+    expect(result.failed).to.deep.equal([]);
+  };
+
+  it('follows inserts, changed attributes, soft deletes, returns, purges and deletes', async () => {
+    const keys = ['service.name', 'env', 'region'];
+    const fleet = (ns: number[], env: (n: number) => string) =>
+      ns.map((n) =>
+        described(
+          n,
+          { 'service.name': `svc-${n % 3}` },
+          { env: env(n), 'service.name': 'shadowed' },
+          ++lastSeen,
+        ),
+      );
+    await save(fleet([1, 2, 3, 4, 5, 6, 7, 8, 9], (n) => (n % 2 ? 'prod' : 'dev')));
+    expect(await counts()).to.deep.equal(await expected(keys));
+    expect(await counts())
+      .to.include('env=prod 5')
+      .and.include('service.name=svc-0 3');
+
+    // Changed attributes: env moves, a new key appears, an identifying value moves to another.
+    await save(
+      [2, 3, 4].map((n) =>
+        described(n, { 'service.name': `svc-${(n + 1) % 3}` }, { env: 'staging', region: 'eu' }, ++lastSeen),
+      ),
+    );
+    // A non-string identifying value leaves the non-identifying string as the attribute.
+    await store.query(
+      `UPDATE agents SET identifying = '{"service.name": 7}', non_identifying = '{"service.name": "plain"}'
+       WHERE instance_uid = $1`,
+      [uidOf(5)],
+    );
+    expect(await counts()).to.deep.equal(await expected(keys));
+    expect(await counts())
+      .to.include('service.name=plain 1')
+      .and.include('region=eu 3');
+
+    await store.writer.softDeleteAgents([6, 7].map((n) => ({ uid: uidOf(n), lastSeen, at: lastSeen })));
+    expect(await counts()).to.deep.equal(await expected(keys));
+    expect(await counts()).not.to.include('env=dev 4');
+
+    // Agent 6 returns (the upsert clears evicted_at); agent 7 stays soft-deleted and is purged.
+    await save([described(6, { 'service.name': 'svc-back' }, { env: 'dev' }, ++lastSeen)]);
+    expect(await store.writer.purge(lastSeen + 10_000, 1)).to.equal(1);
+    await store.query('DELETE FROM agents WHERE instance_uid = $1', [uidOf(8)]);
+    expect(await counts()).to.deep.equal(await expected(keys));
+    expect(await counts()).to.include('service.name=svc-back 1');
+
+    // Counts that reach zero are gone, not left at zero.
+    const zero = await store.query('SELECT * FROM agent_attribute_counts WHERE agents <= 0');
+    expect(zero).to.deep.equal([]);
+  });
+
+  it('stays exact under writers saving the same values at once', async () => {
+    const writers = [0, 1, 2, 3].map(() =>
+      createAgentWriter(store.pools.write, {
+        policy: { timeoutMs: 5000, retries: 1, backoffMs: 10 },
+        observe: () => undefined,
+        chunkSize: 7,
+      }),
+    );
+    for (let round = 0; round < 3; round++)
+      await Promise.all(
+        writers.map((w, i) =>
+          w.saveAgents(
+            Array.from({ length: 60 }, (_, k) => {
+              const n = i * 60 + k;
+              return described(
+                n,
+                { 'service.name': `svc-${(n + round) % 4}` },
+                { zone: `z-${k % 5}` },
+                ++lastSeen,
+              );
+            }),
+          ),
+        ),
+      );
+    expect(await counts()).to.deep.equal(await expected(['service.name', 'zone']));
+  });
+
+  it('stops counting a key past 1,000 values, and a list over it is still exact', async () => {
+    await save(
+      Array.from({ length: 1001 }, (_, n) =>
+        described(n, { 'service.name': 'one' }, { 'host.name': `host-${n}` }, ++lastSeen),
+      ),
+    );
+    const [host] = await store.query<{ counted: boolean }>(
+      `SELECT counted FROM agent_attribute_keys WHERE key = 'host.name'`,
+    );
+    expect(host?.counted).to.equal(false);
+    expect(await store.query(`SELECT * FROM agent_attribute_counts WHERE key = 'host.name'`)).to.deep.equal(
+      [],
+    );
+    expect(await counts()).to.deep.equal(['service.name=one 1001']);
+    // Values of an uncounted key never come back, even when few agents have it again.
+    await store.query(`DELETE FROM agents WHERE instance_uid > $1`, [uidOf(3)]);
+    await save([described(2, { 'service.name': 'one' }, { 'host.name': 'host-x' }, ++lastSeen)]);
+    expect(await store.query(`SELECT * FROM agent_attribute_counts WHERE key = 'host.name'`)).to.deep.equal(
+      [],
+    );
+    const lists = store.lists();
+    try {
+      expect(await lists.count(filterOf('host.name=host-x'), heldIds([]))).to.equal(1);
+      expect(
+        await lists.count(filterOf(`match=${encodeURIComponent('host.name=~"host-.*"')}`), heldIds([])),
+      ).to.equal(4);
+    } finally {
+      lists.stop();
+    }
+  });
+
+  it('empties with the agents table (TRUNCATE)', async () => {
+    await save([described(1, { 'service.name': 'a' }, {}, ++lastSeen)]);
+    await store.query('TRUNCATE agents CASCADE');
+    expect(await store.query('SELECT * FROM agent_attribute_counts')).to.deep.equal([]);
+    await save([described(1, { 'service.name': 'a' }, {}, ++lastSeen)]);
+    expect(await counts()).to.deep.equal(['service.name=a 1']);
+  });
+
+  it('answers a one-term total from the counts, less the held copies, without counting agent rows', async () => {
+    await save(
+      Array.from({ length: 30 }, (_, n) =>
+        described(n, { 'service.name': `svc-${n % 3}` }, { env: 'prod' }, ++lastSeen),
+      ),
+    );
+    const statements: string[] = [];
+    const pool = {
+      query: (config: pg.QueryConfig) => (statements.push(config.text), store.pools.read.query(config)),
+    } as unknown as pg.Pool;
+    const lists = createPgStoredLists({
+      pool,
+      events$: NEVER,
+      now: () => store.clock.now,
+      logger: silentLogger(),
+      disconnectAfterMs: 45_000,
+    });
+    try {
+      const regex = `match=${encodeURIComponent('service.name=~"svc-[12]"')}`;
+      expect(await lists.count(filterOf('service.name=svc-1'), heldIds([]))).to.equal(10);
+      expect(await lists.count(filterOf(regex), heldIds([]))).to.equal(20);
+      // Agents the registry holds are taken off: 0 and 3 hold svc-0, 1 and 4 hold svc-1.
+      expect(await lists.count(filterOf(regex), heldIds([uidOf(0), uidOf(1), uidOf(3), uidOf(4)]))).to.equal(
+        18,
+      );
+      expect(statements.filter((s) => s.includes('FROM agent_attribute_counts'))).to.have.length(3);
+      expect(statements.filter((s) => /SELECT count\(\*\)::float8/.test(s))).to.deep.equal([]);
+      // Two terms are counted from the rows, with the regex's values as containments.
+      statements.length = 0;
+      expect(await lists.count(filterOf(`${regex}&env=prod`), heldIds([]))).to.equal(20);
+      expect(statements.filter((s) => /SELECT count\(\*\)::float8/.test(s))).to.have.length(1);
+    } finally {
+      lists.stop();
+    }
+  });
+});
