@@ -212,6 +212,11 @@ describe('attribute value counts kept by PostgreSQL (fleet list totals)', () => 
       );
       expect(statements.filter((s) => s.includes('FROM agent_attribute_counts'))).to.have.length(3);
       expect(statements.filter((s) => /SELECT count\(\*\)::float8/.test(s))).to.deep.equal([]);
+      // Holding more than half the counted matches, the replica counts the rows it does not hold.
+      statements.length = 0;
+      const most = Array.from({ length: 15 }, (_, n) => uidOf(n + 10));
+      expect(await lists.count(filterOf(regex), heldIds(most))).to.equal(10);
+      expect(statements.filter((s) => /SELECT count\(\*\)::float8/.test(s))).to.have.length(1);
       // Two terms are counted from the rows, with the regex's values as containments.
       statements.length = 0;
       expect(await lists.count(filterOf(`${regex}&env=prod`), heldIds([]))).to.equal(20);

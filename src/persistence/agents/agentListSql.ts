@@ -103,7 +103,7 @@ export function countSql(
 }
 
 /**
- * The distinct values of attribute $1 among the candidates of `filter` (its parameters from $3),
+ * The distinct values of attribute $1 among the candidates of `filter` (its parameters from $4),
  * at most $2 of them, for the service to judge with RE2.
  */
 export function distinctValuesSql(filter: FilterSql, key: string, limit: number): Sql {
@@ -131,16 +131,20 @@ WHERE k.key = $1 LIMIT $2`,
 
 /**
  * How many live stored agents have attribute $1 with one of the values $2, from the counts table,
- * less the stored copies `held` names that match `filter` (its parameters from $3): one statement,
- * so both parts read the same snapshot. Null when the key is not counted.
+ * less the stored copies `held` names that match `filter` (its parameters from $4): one statement,
+ * so both parts read the same snapshot. Null when the key is not counted, or when the counted
+ * agents are fewer than twice $3, the agents held: taking the held copies off would then read more
+ * rows than counting the others does (a replica holding most of the fleet counts its few
+ * non-held rows through the held_by index).
  */
 export function countedTotalSql(
   key: string,
   accepted: readonly string[],
   filter: FilterSql,
   held: Held,
+  heldAgents: number,
 ): Sql {
-  const values: unknown[] = [key, accepted];
+  const values: unknown[] = [key, accepted, heldAgents];
   if (held.uids.length > 0 || held.by !== undefined) values.push(...filter.values);
   const heldCopies: string[] = [];
   if (held.uids.length > 0) {
@@ -156,8 +160,11 @@ export function countedTotalSql(
       ? ''
       : `\n  - (SELECT count(*) FROM agents a WHERE a.evicted_at IS NULL AND (${heldCopies.join(' OR ')})${and(filter.conditions)})`;
   return {
-    text: `SELECT CASE WHEN (SELECT counted FROM agent_attribute_keys WHERE key = $1) IS FALSE THEN NULL
-  ELSE ((SELECT coalesce(sum(agents), 0) FROM agent_attribute_counts WHERE key = $1 AND value = ANY($2::text[]))${less})::float8 END`,
+    text: `WITH counted AS (SELECT coalesce(sum(agents), 0) AS n FROM agent_attribute_counts
+  WHERE key = $1 AND value = ANY($2::text[]))
+SELECT CASE WHEN (SELECT counted FROM agent_attribute_keys WHERE key = $1) IS FALSE
+  OR (SELECT n FROM counted) < 2 * $3::float8 THEN NULL
+  ELSE ((SELECT n FROM counted)${less})::float8 END`,
     values,
   };
 }

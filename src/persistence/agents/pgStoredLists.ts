@@ -123,7 +123,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   /**
    * The total of a filter that is one attribute term, from the counts table (with the stored copies
    * of held agents taken off): undefined when the filter is not one such term, the eviction mask
-   * hides agents, or the key is not counted.
+   * hides agents, the key is not counted, or the replica holds too many agents for it to pay.
    */
   async function countedTotal(filter: FleetFilter, held: HeldIds, at: number): Promise<number | undefined> {
     const [term] = filter.terms;
@@ -136,10 +136,10 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       if (resolved === undefined || resolved.acceptsMissing) return undefined;
       accepted = resolved.accepted;
     }
-    const conditions = await conditionsFor(filter, 3, at);
-    const [[n]] = (await query(countedTotalSql(key, accepted, conditions, heldOf(held)))) as [
-      [number | null],
-    ];
+    const conditions = await conditionsFor(filter, 4, at);
+    const heldAgents = deps.held?.members ?? held.ordered().length;
+    const total = countedTotalSql(key, accepted, conditions, heldOf(held), heldAgents);
+    const [[n]] = (await query(total)) as [[number | null]];
     return n ?? undefined;
   }
 
