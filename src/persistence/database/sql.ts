@@ -5,3 +5,6 @@ export interface Sql {
   readonly text: string;
   readonly values: unknown[];
 }
+
+/** A parameter holding Unix milliseconds, as a timestamptz. */
+export const msTimestamp = (param: string): string => `to_timestamp(${param}::float8 / 1000.0)`;

@@ -1,11 +1,10 @@
 // What each replica reads and writes for the job targets it may hold (jobAgents.ts). Pure.
 
-import type { Sql } from '../database/sql.ts';
+import { msTimestamp, type Sql } from '../database/sql.ts';
 import { arrayLiteral } from '../database/arrayLiteral.ts';
 import type { Observation } from '../../projections/jobs/targetOutcome.ts';
 import { statusListSql } from './statusListSql.ts';
 
-const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
 /** Targets released and not finished, of jobs whose targets are watched (running, paused, …). */
@@ -31,7 +30,7 @@ export function claimCommandSql(
   at: number,
 ): Sql {
   return {
-    text: `UPDATE job_targets t SET sent_at = ${ts('$5')}, sent_by = $3, baseline_start_nanos = $4::numeric
+    text: `UPDATE job_targets t SET sent_at = ${msTimestamp('$5')}, sent_by = $3, baseline_start_nanos = $4::numeric
 FROM jobs j
 WHERE t.job_id = $1 AND t.instance_uid = $2 AND t.state = 'in_flight' AND t.sent_at IS NULL
   AND j.id = t.job_id AND j.status = 'running'
@@ -102,10 +101,10 @@ export function observeTargetsSql(o: readonly TargetObservation[]): Sql {
 UPDATE job_targets t SET
   state = coalesce(o.outcome, t.state),
   reason = CASE WHEN o.outcome IS NULL OR o.reason = '' THEN t.reason ELSE o.reason END,
-  finished_at = CASE WHEN o.outcome IS NULL THEN t.finished_at ELSE ${ts('o.outcome_at')} END,
-  unhealthy_at = coalesce(t.unhealthy_at, ${ts('o.unhealthy_at')}),
-  disconnected_at = coalesce(t.disconnected_at, ${ts('o.disconnected_at')}),
-  sent_at = coalesce(t.sent_at, ${ts('o.sent_at')})
+  finished_at = CASE WHEN o.outcome IS NULL THEN t.finished_at ELSE ${msTimestamp('o.outcome_at')} END,
+  unhealthy_at = coalesce(t.unhealthy_at, ${msTimestamp('o.unhealthy_at')}),
+  disconnected_at = coalesce(t.disconnected_at, ${msTimestamp('o.disconnected_at')}),
+  sent_at = coalesce(t.sent_at, ${msTimestamp('o.sent_at')})
 FROM o WHERE t.job_id = o.job_id AND t.instance_uid = o.uid AND t.state = 'in_flight'
 RETURNING CASE WHEN o.outcome IS NULL AND o.unhealthy_at IS NULL AND o.disconnected_at IS NULL THEN NULL
   ELSE t.job_id::text END`,

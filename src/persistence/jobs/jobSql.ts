@@ -3,14 +3,13 @@
 // (jobRows.ts maps them).
 
 import type { JobStatus } from '../../projections/jobs/jobLifecycle.ts';
-import type { Sql } from '../database/sql.ts';
+import { msTimestamp, type Sql } from '../database/sql.ts';
 import { statusListSql } from './statusListSql.ts';
 import { lateSql, latenessValues, type Lateness } from './lateSql.ts';
 import type { TargetCandidate, TargetState } from '../../projections/jobs/jobStore.ts';
 
 export const jobsChannel = 'svc_jobs';
 
-const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
 export const jobColumns = `j.id, j.filter, j.action, j.action_config::text, j.status, j.target_mode, j.submitted_by,
@@ -67,7 +66,7 @@ const jsonColumns = new Set(['gate', 'acknowledged']);
 
 export function updateJobSql(id: string, status: JobStatus, changes: JobChanges, at: number): Sql {
   const values: unknown[] = [id, status, at];
-  const sets = ['status = $2', `updated_at = ${ts('$3')}`];
+  const sets = ['status = $2', `updated_at = ${msTimestamp('$3')}`];
   for (const [column, value] of Object.entries(changes)) {
     values.push(value);
     const p = `$${values.length}`;
@@ -75,7 +74,7 @@ export function updateJobSql(id: string, status: JobStatus, changes: JobChanges,
       jsonColumns.has(column)
         ? `${column} = ${p}::jsonb`
         : timeColumns.has(column) && value !== null
-          ? `${column} = ${ts(p)}`
+          ? `${column} = ${msTimestamp(p)}`
           : `${column} = ${p}`,
     );
   }
@@ -94,7 +93,7 @@ export function insertEventSql(e: {
 }): Sql {
   return {
     text: `INSERT INTO job_events (job_id, at, actor, kind, from_status, to_status, reason, details)
-VALUES ($1, ${ts('$2')}, $3, $4, $5, $6, $7, $8::jsonb)`,
+VALUES ($1, ${msTimestamp('$2')}, $3, $4, $5, $6, $7, $8::jsonb)`,
     values: [
       e.jobId,
       e.at,
@@ -121,7 +120,7 @@ export function insertTargetsSql(jobId: string, targets: readonly TargetCandidat
   return {
     text: `INSERT INTO job_targets (job_id, instance_uid, state, reason, finished_at)
 SELECT $1, t.uid, CASE WHEN t.eligible THEN 'pending' ELSE 'skipped' END, t.reason,
-  CASE WHEN t.eligible THEN NULL ELSE ${ts('$5')} END
+  CASE WHEN t.eligible THEN NULL ELSE ${msTimestamp('$5')} END
 FROM UNNEST($2::text[], $3::bool[], $4::text[]) AS t(uid, eligible, reason)
 ON CONFLICT (job_id, instance_uid) DO NOTHING`,
     values: [
@@ -191,7 +190,7 @@ export function closeTargetsSql(
   at: number,
 ): Sql {
   return {
-    text: `UPDATE job_targets SET state = $3, reason = $4, finished_at = coalesce(finished_at, ${ts('$5')})
+    text: `UPDATE job_targets SET state = $3, reason = $4, finished_at = coalesce(finished_at, ${msTimestamp('$5')})
 WHERE job_id = $1 AND state = ANY($2::text[])`,
     values: [jobId, from, to, reason, at],
   };

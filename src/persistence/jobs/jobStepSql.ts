@@ -2,17 +2,15 @@
 // the gates, a live job's newcomers) and what it applies (release the next targets, time out the
 // ones that did not finish). Pure { text, values }.
 
-import type { Sql } from '../database/sql.ts';
+import { msTimestamp, type Sql } from '../database/sql.ts';
 import { gateAgentsKept } from '../../projections/jobs/stepTargets.ts';
 import { connectedSql } from '../agents/filterSql.ts';
 import { lateSql, latenessValues, type Lateness } from './lateSql.ts';
 
-const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
-
 /** Releases the next `n` pending targets (in instance_uid order) for `stage`. */
 export function releaseTargetsSql(jobId: string, n: number, stage: number, at: number): Sql {
   return {
-    text: `UPDATE job_targets t SET state = 'in_flight', stage = $3, dispatched_at = ${ts('$4')}
+    text: `UPDATE job_targets t SET state = 'in_flight', stage = $3, dispatched_at = ${msTimestamp('$4')}
 FROM (SELECT instance_uid FROM job_targets WHERE job_id = $1 AND state = 'pending'
       ORDER BY instance_uid LIMIT $2) AS next
 WHERE t.job_id = $1 AND t.instance_uid = next.instance_uid`,
@@ -31,7 +29,7 @@ export function timeOutTargetsSql(
   at: number,
 ): Sql {
   return {
-    text: `UPDATE job_targets t SET state = 'failed', finished_at = ${ts('$2')},
+    text: `UPDATE job_targets t SET state = 'failed', finished_at = ${msTimestamp('$2')},
   reason = CASE WHEN t.sent_at IS NULL THEN $4 ELSE $3 END
 WHERE t.job_id = $1 AND t.state = 'in_flight' AND ${lateSql(5)}`,
     values: [jobId, at, reasons.reason, reasons.unsentReason, ...latenessValues(late)],
@@ -79,7 +77,7 @@ WHERE NOT EXISTS (SELECT 1 FROM job_targets t WHERE t.job_id = $1 AND t.instance
 export function offlineTargetsSql(jobId: string, late: Lateness): Sql {
   return {
     text: `SELECT count(*)::int FROM job_targets t
-WHERE t.job_id = $1 AND t.state = 'in_flight' AND coalesce(t.sent_at, t.dispatched_at) >= ${ts('$2')}
+WHERE t.job_id = $1 AND t.state = 'in_flight' AND coalesce(t.sent_at, t.dispatched_at) >= ${msTimestamp('$2')}
   AND NOT EXISTS (SELECT 1 FROM agent_session s WHERE s.instance_uid = t.instance_uid
     AND ${connectedSql('$3', '$4')})`,
     values: [jobId, late.before, late.now, late.disconnectAfterMs],

@@ -3,6 +3,7 @@
 // always agree. An agent's connection is read from the session rows as a fleet list reads it
 // (rule 10).
 
+import { msTimestamp } from '../database/sql.ts';
 import type { Deadline } from '../../projections/jobs/decideStep.ts';
 import { connectedSql } from '../agents/filterSql.ts';
 
@@ -11,8 +12,6 @@ export interface Lateness extends Pick<Deadline, 'before' | 'unsentBefore'> {
   readonly now: number;
   readonly disconnectAfterMs: number;
 }
-
-const ts = (param: string) => `to_timestamp(${param}::float8 / 1000.0)`;
 
 /**
  * Whether target `t` (in flight) is late, with the lateness in four parameters from `$first`
@@ -26,8 +25,8 @@ export function lateSql(first: number): string {
     string,
     string,
   ];
-  return `coalesce(CASE WHEN t.sent_at IS NOT NULL THEN t.sent_at < ${ts(before)}
-  ELSE t.dispatched_at < ${ts(unsentBefore)} OR (t.dispatched_at < ${ts(before)}
+  return `coalesce(CASE WHEN t.sent_at IS NOT NULL THEN t.sent_at < ${msTimestamp(before)}
+  ELSE t.dispatched_at < ${msTimestamp(unsentBefore)} OR (t.dispatched_at < ${msTimestamp(before)}
     AND NOT EXISTS (SELECT 1 FROM agent_session s WHERE s.instance_uid = t.instance_uid
       AND ${connectedSql(now, window)})) END, false)`;
 }
