@@ -103,7 +103,7 @@ export function countSql(
 }
 
 /**
- * The distinct values of attribute $1 among the candidates of `filter` (its parameters from $4),
+ * The distinct values of attribute $1 among the candidates of `filter` (its parameters from $3),
  * at most $2 of them, for the service to judge with RE2.
  */
 export function distinctValuesSql(filter: FilterSql, key: string, limit: number): Sql {

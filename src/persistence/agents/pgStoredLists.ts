@@ -32,7 +32,7 @@ import {
 } from './agentListSql.ts';
 import { createEvictionMask } from './evictionMask.ts';
 import type { HeldRows } from './heldRows.ts';
-import { filterSql, type FilterSql, type ResolvedTerm } from './filterSql.ts';
+import { filterSql, type FilterSql, type MatcherTerm, type ResolvedTerm } from './filterSql.ts';
 import type { HeldIds, StoredLists } from './storeReader.ts';
 
 export interface StoredListsDeps {
@@ -79,6 +79,9 @@ const distinctValuesLimit = 10_000;
 
 type Resolution = ReadonlyMap<FilterTerm, ResolvedTerm> | undefined;
 
+const isRegexTerm = (t: FilterTerm): t is MatcherTerm =>
+  t.kind === 'matcher' && (t.matcher.op === '=~' || t.matcher.op === '!~');
+
 export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   const { pool, now, disconnectAfterMs } = deps;
   const maxDistinctValues = deps.maxDistinctValues ?? distinctValuesLimit;
@@ -101,7 +104,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     const candidates = filterSql(filter, { firstParam: 3, now: at, disconnectAfterMs });
     const resolved = new Map<FilterTerm, ResolvedTerm>();
     for (const term of filter.terms) {
-      if (term.kind !== 'matcher' || (term.matcher.op !== '=~' && term.matcher.op !== '!~')) continue;
+      if (!isRegexTerm(term)) continue;
       const compiled = compileValueTest(term.matcher);
       if (!compiled.ok) continue;
       const key = term.matcher.key;
@@ -155,8 +158,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   async function conditionsFor(filter: FleetFilter, firstParam: number, at: number): Promise<FilterSql> {
     const options = { firstParam, now: at, disconnectAfterMs };
     const plain = filterSql(filter, options);
-    if (!filter.terms.some((t) => t.kind === 'matcher' && (t.matcher.op === '=~' || t.matcher.op === '!~')))
-      return plain;
+    if (!filter.terms.some(isRegexTerm)) return plain;
     const resolved = await resolution(filter, at);
     return resolved === undefined ? plain : filterSql(filter, { ...options, resolved });
   }
