@@ -103,6 +103,20 @@ export function countSql(
 }
 
 /**
+ * The counts' total (countedTotalSql) or, when it is NULL, `rows` (countSql): one statement, so a
+ * list that falls back to counting rows waits for one round trip, not two. COALESCE evaluates its
+ * second argument only when the first is NULL, so a counted total reads no agent row for it.
+ */
+export function countedTotalOrRows(counted: Sql, rows: Sql): Sql {
+  const shift = counted.values.length;
+  const renumbered = rows.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`);
+  return {
+    text: `SELECT coalesce((${counted.text}), (${renumbered}))`,
+    values: [...counted.values, ...rows.values],
+  };
+}
+
+/**
  * The distinct values of attribute $1 among the candidates of `filter` (its parameters from $3),
  * at most $2 of them, for the service to judge with RE2.
  */

@@ -23,6 +23,7 @@ import { compileValueTest } from '../../projections/filter/compileMatcher.ts';
 import type { FilterTerm } from '../../projections/filter/filterTerm.ts';
 import {
   countFirstParam,
+  countedTotalOrRows,
   countedTotalSql,
   countedValuesSql,
   countSql,
@@ -124,11 +125,12 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   }
 
   /**
-   * The total of a filter that is one attribute term, from the counts table (with the stored copies
-   * of held agents taken off): undefined when the filter is not one such term, the eviction mask
-   * hides agents, the key is not counted, or the replica holds too many agents for it to pay.
+   * The statement totalling a filter that is one attribute term from the counts table (with the
+   * stored copies of held agents taken off; NULL when the key is not counted or the replica holds
+   * too many agents for it to pay): undefined when the filter is not one such term or the eviction
+   * mask hides agents.
    */
-  async function countedTotal(filter: FleetFilter, held: HeldIds, at: number): Promise<number | undefined> {
+  async function countedTotal(filter: FleetFilter, held: HeldIds, at: number): Promise<Sql | undefined> {
     const [term] = filter.terms;
     if (filter.terms.length !== 1 || term?.kind !== 'matcher' || mask.size > 0) return undefined;
     const { key, op, value } = term.matcher;
@@ -141,9 +143,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     }
     const conditions = await conditionsFor(filter, 4, at);
     const heldAgents = deps.held?.members ?? held.ordered().length;
-    const total = countedTotalSql(key, accepted, conditions, heldOf(held), heldAgents);
-    const [[n]] = (await query(total)) as [[number | null]];
-    return n ?? undefined;
+    return countedTotalSql(key, accepted, conditions, heldOf(held), heldAgents);
   }
 
   function resolution(filter: FleetFilter, at: number): Promise<Resolution> {
@@ -210,12 +210,13 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   async function count(filter: FleetFilter, held: HeldIds): Promise<number> {
     const at = now();
     const counted = await countedTotal(filter, held, at);
-    if (counted !== undefined) return counted;
     const conditions = await conditionsFor(filter, countFirstParam, at);
     if (!conditions.exact) {
-      let n = 0;
-      await scanRows(filter, held, () => void n++, candidateChunk);
-      return n;
+      const [[n]] = counted === undefined ? [[null]] : ((await query(counted)) as [[number | null]]);
+      if (n !== null) return n;
+      let scanned = 0;
+      await scanRows(filter, held, () => void scanned++, candidateChunk);
+      return scanned;
     }
     const uids: string[] = [];
     const lastSeen: number[] = [];
@@ -223,7 +224,10 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       uids.push(uid);
       lastSeen.push(seen);
     });
-    const [[n]] = (await query(countSql(conditions, heldOf(held), uids, lastSeen))) as [[number]];
+    const rows = countSql(conditions, heldOf(held), uids, lastSeen);
+    const [[n]] = (await query(counted === undefined ? rows : countedTotalOrRows(counted, rows))) as [
+      [number],
+    ];
     return n;
   }
 
