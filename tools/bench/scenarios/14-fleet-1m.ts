@@ -38,13 +38,13 @@ const queries: readonly Query[] = [
     filtered: true,
   },
   {
-    name: 'service.name=~"svc-1.*" (in SQL)',
+    name: 'service.name=~"svc-1.*" (one term: total from the counts)',
     query: `limit=100&match=${encodeURIComponent('service.name=~"svc-1.*"')}`,
     total: (n) => withRest(n, [1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]),
     filtered: true,
   },
   {
-    name: 'service.name=~"svc-[1]7" (RE2 in the service), env=prod',
+    name: 'service.name=~"svc-[1]7", env=prod (two terms: total from the rows)',
     query: `limit=100&match=${encodeURIComponent('service.name=~"svc-[1]7", deployment.environment=prod')}`,
     total: (n) => withRest(n, [17]),
     filtered: true,
