@@ -64,6 +64,16 @@ describe('attribute value counts kept by PostgreSQL (fleet list totals)', () => 
     return [...tally].map(([kv, n]) => `${kv} ${n}`).sort();
   };
 
+  /** The database-backed lists over `pool` (a spec's wrapper of the read pool). */
+  const listsOver = (pool: pg.Pool) =>
+    createPgStoredLists({
+      pool,
+      events$: NEVER,
+      now: () => store.clock.now,
+      logger: silentLogger(),
+      disconnectAfterMs: 45_000,
+    });
+
   const save = async (agents: AgentState[]) => {
     const result = await store.writer.saveAgents(agents);
     expect(result.failed).to.deep.equal([]);
@@ -185,6 +195,61 @@ describe('attribute value counts kept by PostgreSQL (fleet list totals)', () => 
     expect(await counts()).to.deep.equal(['service.name=a 1']);
   });
 
+  it('reads a regex list while its values are judged, and again when they changed', async () => {
+    await save(
+      Array.from({ length: 30 }, (_, n) => described(n, { 'service.name': `svc-${n % 3}` }, {}, ++lastSeen)),
+    );
+    const isValuesRead = (text: string) => text.includes('FROM agent_attribute_keys k');
+    const isPageRead = (text: string) => text.includes('ORDER BY a.instance_uid');
+    const statements: string[] = [];
+    /** While set, the read of the counted values waits for it; `asked` learns of each page read. */
+    let hold: Promise<void> | undefined;
+    let asked: (() => void) | undefined;
+    const pool = {
+      query: async (config: pg.QueryConfig) => {
+        statements.push(config.text);
+        if (isPageRead(config.text)) asked?.();
+        if (isValuesRead(config.text) && hold !== undefined) await hold;
+        return store.pools.read.query(config);
+      },
+    } as unknown as pg.Pool;
+    const lists = listsOver(pool);
+    const list = async (filter: FleetFilter) => {
+      const seen: string[] = [];
+      const [, total] = await Promise.all([
+        lists.scan(filter, heldIds([]), (a) => void seen.push(a.uid), 100),
+        lists.count(filter, heldIds([])),
+      ]);
+      return { seen, total };
+    };
+    const regex = `match=${encodeURIComponent('service.name=~"svc-[12].*"')}`;
+    const svc12 = Array.from({ length: 30 }, (_, n) => n)
+      .filter((n) => n % 3 !== 0)
+      .map(uidOf);
+    try {
+      // First sight of the term: the page is read after the values.
+      expect(await list(filterOf(regex))).to.deep.equal({ seen: svc12, total: 20 });
+      const first = statements.splice(0);
+      expect(first.findIndex(isPageRead)).to.be.greaterThan(first.findIndex(isValuesRead));
+      // Next time the page is asked while the values are still being read, and kept: they agree.
+      let release!: () => void;
+      hold = new Promise((resolve) => (release = resolve));
+      const pageAsked = new Promise<void>((resolve) => (asked = resolve));
+      const answer = list(filterOf(regex));
+      await pageAsked;
+      release();
+      expect(await answer).to.deep.equal({ seen: svc12, total: 20 });
+      expect(statements.splice(0).filter(isPageRead)).to.have.length(1);
+      [hold, asked] = [undefined, undefined];
+      // A new matching value: the early page is thrown away and read again with it.
+      await save([described(30, { 'service.name': 'svc-12' }, {}, ++lastSeen)]);
+      expect(await list(filterOf(regex))).to.deep.equal({ seen: [...svc12, uidOf(30)].sort(), total: 21 });
+      expect(statements.splice(0).filter(isPageRead)).to.have.length(2);
+    } finally {
+      lists.stop();
+    }
+  });
+
   it('answers a one-term total from the counts, less the held copies, without counting agent rows', async () => {
     await save(
       Array.from({ length: 30 }, (_, n) =>
@@ -210,13 +275,7 @@ describe('attribute value counts kept by PostgreSQL (fleet list totals)', () => 
       );
       return initPlans.at(-1)!['Actual Loops'] > 0;
     };
-    const lists = createPgStoredLists({
-      pool,
-      events$: NEVER,
-      now: () => store.clock.now,
-      logger: silentLogger(),
-      disconnectAfterMs: 45_000,
-    });
+    const lists = listsOver(pool);
     try {
       const regex = `match=${encodeURIComponent('service.name=~"svc-[12]"')}`;
       expect(await lists.count(filterOf('service.name=svc-1'), heldIds([]))).to.equal(10);

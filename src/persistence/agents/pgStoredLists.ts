@@ -33,7 +33,8 @@ import {
 } from './agentListSql.ts';
 import { createEvictionMask } from './evictionMask.ts';
 import type { HeldRows } from './heldRows.ts';
-import { filterSql, type FilterSql, type MatcherTerm, type ResolvedTerm } from './filterSql.ts';
+import { filterSql, type FilterSql, type ResolvedTerm } from './filterSql.ts';
+import { createResolutionMemory, isRegexTerm, sameResolution, type Resolution } from './resolutionMemory.ts';
 import type { HeldIds, StoredLists } from './storeReader.ts';
 
 export interface StoredListsDeps {
@@ -78,11 +79,6 @@ const candidateChunk = 2000;
 /** The default of StoredListsDeps.maxDistinctValues. */
 const distinctValuesLimit = 10_000;
 
-type Resolution = ReadonlyMap<FilterTerm, ResolvedTerm> | undefined;
-
-const isRegexTerm = (t: FilterTerm): t is MatcherTerm =>
-  t.kind === 'matcher' && (t.matcher.op === '=~' || t.matcher.op === '!~');
-
 export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   const { pool, now, disconnectAfterMs } = deps;
   const maxDistinctValues = deps.maxDistinctValues ?? distinctValuesLimit;
@@ -101,6 +97,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
    * its scan and its count share it.
    */
   const resolutions = new WeakMap<FleetFilter, Promise<Resolution>>();
+  const memory = createResolutionMemory();
   async function resolve(filter: FleetFilter, at: number): Promise<Resolution> {
     const candidates = filterSql(filter, { firstParam: 3, now: at, disconnectAfterMs });
     const resolved = new Map<FilterTerm, ResolvedTerm>();
@@ -121,7 +118,9 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       for (const v of values) if (typeof v === 'string' && test(v)) accepted.push(v);
       resolved.set(term, { accepted, acceptsMissing: test(undefined) });
     }
-    return resolved.size > 0 ? resolved : undefined;
+    const resolution = resolved.size > 0 ? resolved : undefined;
+    memory.remember(filter, resolution);
+    return resolution;
   }
 
   /**
@@ -130,18 +129,18 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
    * too many agents for it to pay): undefined when the filter is not one such term or the eviction
    * mask hides agents.
    */
-  async function countedTotal(filter: FleetFilter, held: HeldIds, at: number): Promise<Sql | undefined> {
+  function countedTotal(filter: FleetFilter, held: HeldIds, at: number, r: Resolution): Sql | undefined {
     const [term] = filter.terms;
     if (filter.terms.length !== 1 || term?.kind !== 'matcher' || mask.size > 0) return undefined;
     const { key, op, value } = term.matcher;
     let accepted: readonly string[];
     if (op === '=') accepted = [value];
     else {
-      const resolved = (await resolution(filter, at))?.get(term);
+      const resolved = r?.get(term);
       if (resolved === undefined || resolved.acceptsMissing) return undefined;
       accepted = resolved.accepted;
     }
-    const conditions = await conditionsFor(filter, 4, at);
+    const conditions = conditionsWith(filter, 4, at, r);
     const heldAgents = deps.held?.members ?? held.ordered().length;
     return countedTotalSql(key, accepted, conditions, heldOf(held), heldAgents);
   }
@@ -155,12 +154,34 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     return pending;
   }
 
-  async function conditionsFor(filter: FleetFilter, firstParam: number, at: number): Promise<FilterSql> {
+  function conditionsWith(filter: FleetFilter, firstParam: number, at: number, r: Resolution): FilterSql {
     const options = { firstParam, now: at, disconnectAfterMs };
-    const plain = filterSql(filter, options);
-    if (!filter.terms.some(isRegexTerm)) return plain;
-    const resolved = await resolution(filter, at);
-    return resolved === undefined ? plain : filterSql(filter, { ...options, resolved });
+    return filterSql(filter, r === undefined ? options : { ...options, resolved: r });
+  }
+
+  /**
+   * `read` with the filter's resolution. A filter whose regex terms were all resolved before runs
+   * `read` with that guess while its resolution is read, and keeps the answer when the two agree;
+   * otherwise (and on a first sight of a term) `read` runs after the resolution, with it. `read`
+   * must do nothing beyond answering: a guess's answer may be thrown away.
+   */
+  async function withResolution<T>(
+    filter: FleetFilter,
+    at: number,
+    read: (r: Resolution) => Promise<T>,
+  ): Promise<T> {
+    if (!filter.terms.some(isRegexTerm)) return read(undefined);
+    const fresh = resolution(filter, at);
+    const guess = memory.guess(filter);
+    if (guess === undefined) return read(await fresh);
+    const early = read(guess).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    const [actual, answer] = await Promise.all([fresh, early]);
+    if (!sameResolution(filter, actual, guess)) return read(actual);
+    if (!answer.ok) throw answer.error;
+    return answer.value;
   }
 
   /**
@@ -188,14 +209,31 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     chunkHint: number,
   ): Promise<void> {
     const at = now();
-    const conditions = await conditionsFor(filter, 3, at);
-    // An exact filter refuses only the registry's and masked agents: a page needs few more rows.
-    let chunk = conditions.exact ? Math.min(candidateChunk, Math.max(64, chunkHint + 16)) : candidateChunk;
     const left = heldOf(held);
+    // The first chunk is read with the resolution (withResolution); what is visited, after it.
+    const first = await withResolution(filter, at, async (r) => {
+      const conditions = conditionsWith(filter, 3, at, r);
+      // An exact filter refuses only the registry's and masked agents: a page needs few more rows.
+      const chunk = conditions.exact
+        ? Math.min(candidateChunk, Math.max(64, chunkHint + 16))
+        : candidateChunk;
+      return { conditions, chunk, rows: await query(pageCandidatesSql(conditions, '', chunk, left)) };
+    });
+    await scanFrom(filter, held, visit, at, left, first);
+  }
+
+  /** Visits the candidates chunk by chunk, from `first` (the first chunk, read with `conditions`). */
+  async function scanFrom(
+    filter: FleetFilter,
+    held: HeldIds,
+    visit: (agent: AgentState) => boolean | void,
+    at: number,
+    left: Held,
+    first: { conditions: FilterSql; chunk: number; rows: unknown[][] },
+  ): Promise<void> {
+    let { chunk, rows } = first;
     let after = '';
     for (;;) {
-      const past = { ...left, uids: left.uids.slice(firstPast(left.uids, after)) };
-      const rows = await query(pageCandidatesSql(conditions, after, chunk, past));
       for (const row of rows) {
         const agent = agentFromListRow(row, { now: at, disconnectAfterMs });
         after = agent.uid;
@@ -204,18 +242,31 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       }
       if (rows.length < chunk) return;
       chunk = Math.min(candidateChunk, chunk * 4);
+      const past = { ...left, uids: left.uids.slice(firstPast(left.uids, after)) };
+      rows = await query(pageCandidatesSql(first.conditions, after, chunk, past));
     }
   }
 
-  async function count(filter: FleetFilter, held: HeldIds): Promise<number> {
+  function count(filter: FleetFilter, held: HeldIds): Promise<number> {
     const at = now();
-    const counted = await countedTotal(filter, held, at);
-    const conditions = await conditionsFor(filter, countFirstParam, at);
+    return withResolution(filter, at, (r) => countWith(filter, held, at, r));
+  }
+
+  async function countWith(filter: FleetFilter, held: HeldIds, at: number, r: Resolution): Promise<number> {
+    const counted = countedTotal(filter, held, at, r);
+    const conditions = conditionsWith(filter, countFirstParam, at, r);
     if (!conditions.exact) {
       const [[n]] = counted === undefined ? [[null]] : ((await query(counted)) as [[number | null]]);
       if (n !== null) return n;
       let scanned = 0;
-      await scanRows(filter, held, () => void scanned++, candidateChunk);
+      const left = heldOf(held);
+      const scan = conditionsWith(filter, 3, at, r);
+      const rows = await query(pageCandidatesSql(scan, '', candidateChunk, left));
+      await scanFrom(filter, held, () => void scanned++, at, left, {
+        conditions: scan,
+        chunk: candidateChunk,
+        rows,
+      });
       return scanned;
     }
     const uids: string[] = [];
