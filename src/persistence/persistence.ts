@@ -148,7 +148,10 @@ export function createPersistence(deps: PersistenceDeps): Persistence {
     createAgentWriter(pools.write, {
       policy,
       observe: (op, seconds) => metrics.observeWrite(op, seconds),
-      concurrency: writeConcurrency(splitPool(config.database.pool_max).write),
+      concurrency: writeConcurrency(
+        splitPool(config.database.pool_max).write,
+        config.database.write_concurrency,
+      ),
       heldBy: held.name,
     }),
     held,

@@ -51,7 +51,13 @@ describe('configuration', () => {
       max_unauthenticated_message_bytes: 1024 * 1024,
       unauthenticated_body_timeout: 5000,
     });
-    expect(c.database).to.include({ host: '', port: 5432, sslmode: 'disable', pool_max: 10 });
+    expect(c.database).to.include({
+      host: '',
+      port: 5432,
+      sslmode: 'disable',
+      pool_max: 10,
+      write_concurrency: 2,
+    });
     expect(c.auth).to.deep.equal({
       role_mapping: [],
       default_role: 'none',

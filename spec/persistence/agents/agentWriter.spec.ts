@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.ts';
-import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
+import { createAgentWriter, writeConcurrency } from '../../../src/persistence/agents/agentWriter.ts';
 import { WriteTimeoutError } from '../../../src/persistence/database/writeOp.ts';
 import { agentColumns, sessionColumns } from '../../../src/persistence/agents/agentColumns.ts';
 import { upsertAgentsSql, upsertSessionsSql } from '../../../src/persistence/agents/agentWriteSql.ts';
@@ -326,5 +326,14 @@ describe('agent store on PostgreSQL (durability rules 11-17)', () => {
     expect(stored?.effectiveConfig).to.deep.equal(files);
     expect(stored?.missingAttributes).to.deep.equal(tricky);
     expect([stored?.session.remoteAddr, stored?.session.tlsSubject]).to.deep.equal([tricky[0], tricky[1]]);
+  });
+});
+
+describe('flush chunks written at once (database.write_concurrency)', () => {
+  it('writes as many as configured, keeping one writer connection for everything else', () => {
+    expect(writeConcurrency(5, 2), 'the default with pool_max 10').to.equal(2);
+    expect(writeConcurrency(5, 8)).to.equal(4);
+    expect(writeConcurrency(2, 2)).to.equal(1);
+    expect(writeConcurrency(1, 2), 'a single writer connection still flushes').to.equal(1);
   });
 });

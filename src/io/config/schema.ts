@@ -187,6 +187,8 @@ export const configSchema = Joi.object({
     dbname: Joi.string().allow('').default(''),
     sslmode: Joi.string().valid('disable', 'require', 'verify-ca', 'verify-full').default('disable'),
     pool_max: Joi.number().integer().min(2).default(10),
+    // Flush chunks written at once (agentWriter.ts writeConcurrency; docs/persistence.md "Connections").
+    write_concurrency: Joi.number().integer().min(1).default(2),
   }).default(),
 })
   .default()
@@ -313,5 +315,6 @@ export interface Config {
     readonly dbname: string;
     readonly sslmode: 'disable' | 'require' | 'verify-ca' | 'verify-full';
     readonly pool_max: number;
+    readonly write_concurrency: number;
   };
 }

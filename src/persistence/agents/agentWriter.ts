@@ -141,5 +141,10 @@ export function createAgentWriter(pool: pg.Pool, options: AgentWriterOptions): A
   };
 }
 
-/** Chunks in flight for a write pool of `writeConnections`: all but one, kept for sessions, purge and jobs. */
-export const writeConcurrency = (writeConnections: number): number => Math.max(1, writeConnections - 1);
+/**
+ * Chunks in flight: `configured` (database.write_concurrency), but never every connection of a write
+ * pool of `writeConnections`: one is kept for sessions, purge and jobs. More chunks at once than the
+ * database has cores to run them on only take CPU from the service (docs/persistence.md "Connections").
+ */
+export const writeConcurrency = (writeConnections: number, configured: number): number =>
+  Math.max(1, Math.min(configured, writeConnections - 1));

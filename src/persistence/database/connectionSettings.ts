@@ -11,7 +11,8 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Config } from '../../io/config/schema.ts';
 
-export type DatabaseConfig = Config['database'];
+/** The connection's keys of database (write_concurrency is the agent writer's). */
+export type DatabaseConfig = Omit<Config['database'], 'write_concurrency'>;
 
 export interface ConnectionSettings {
   readonly host: string;

@@ -8,7 +8,9 @@ import type { ConnectionId, InstanceUid } from '../../../src/events/ids.ts';
 import { silentLogger } from '../../../src/io/logger.ts';
 import { connectionSettings } from '../../../src/persistence/database/connectionSettings.ts';
 import { applyServiceMigrations } from '../../../src/persistence/database/migrate.ts';
-import { createPools, type Pools } from '../../../src/persistence/database/pools.ts';
+import { createPools, splitPool, type Pools } from '../../../src/persistence/database/pools.ts';
+import { loadConfig } from '../../../src/io/config/loadConfig.ts';
+import { writeConcurrency } from '../../../src/persistence/agents/agentWriter.ts';
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
 import {
   createTestDatabase,
@@ -32,6 +34,12 @@ export const benchDatabaseLabel = (): string =>
   process.env.SVC_BENCH_DATABASE_URL
     ? 'SVC_BENCH_DATABASE_URL'
     : `embedded PostgreSQL 18 (fsync on, shared_buffers ${benchSharedBuffers})`;
+
+/** The flush's chunks at once with the service's default database settings. */
+export function defaultWriteConcurrency(): number {
+  const { database } = loadConfig();
+  return writeConcurrency(splitPool(database.pool_max).write, database.write_concurrency);
+}
 
 export async function openBenchDatabase(poolMax = 10): Promise<BenchDatabase> {
   const url = process.env.SVC_BENCH_DATABASE_URL;

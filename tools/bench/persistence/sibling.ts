@@ -3,12 +3,11 @@
 // transaction) to the database the service under test reads.
 
 import type { AgentState } from '../../../src/projections/agent/agentState.ts';
-import { createAgentWriter, writeConcurrency } from '../../../src/persistence/agents/agentWriter.ts';
-import { splitPool } from '../../../src/persistence/database/pools.ts';
+import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import { defaultWritePolicy } from '../../../src/persistence/database/writeOp.ts';
 import type { Pools } from '../../../src/persistence/database/pools.ts';
 import { sleep } from '../support/numbers.ts';
-import { syntheticAgent } from './benchDatabase.ts';
+import { defaultWriteConcurrency, syntheticAgent } from './benchDatabase.ts';
 
 export interface Sibling {
   /** Writes the whole fleet (the rows the service under test does not hold itself). */
@@ -23,7 +22,7 @@ export function createSibling(pools: Pools, fleetSize: number, batch: number): S
   const writer = createAgentWriter(pools.write, {
     policy: { ...defaultWritePolicy, timeoutMs: 60_000 },
     observe: () => undefined,
-    concurrency: writeConcurrency(splitPool(10).write),
+    concurrency: defaultWriteConcurrency(),
   });
   let next = 0;
   let lastSeen = Date.now();

@@ -3,11 +3,10 @@
 // service does with database.pool_max 10; SVC_BENCH_CONCURRENCY and SVC_BENCH_CHUNK override). Goal: within one 5 s window.
 
 import { defaultWritePolicy } from '../../../src/persistence/database/writeOp.ts';
-import { splitPool } from '../../../src/persistence/database/pools.ts';
-import { createAgentWriter, writeConcurrency } from '../../../src/persistence/agents/agentWriter.ts';
+import { createAgentWriter } from '../../../src/persistence/agents/agentWriter.ts';
 import type { ResultRow, Scenario } from '../scenario.ts';
 import { median, round } from '../support/numbers.ts';
-import { openBenchDatabase, syntheticAgent } from '../persistence/benchDatabase.ts';
+import { defaultWriteConcurrency, openBenchDatabase, syntheticAgent } from '../persistence/benchDatabase.ts';
 
 const scenario: Scenario = {
   order: 6,
@@ -16,7 +15,7 @@ const scenario: Scenario = {
   async run(ctx) {
     const count = ctx.quick ? 2000 : 100_000;
     const bench = await openBenchDatabase();
-    const concurrency = Number(process.env.SVC_BENCH_CONCURRENCY ?? writeConcurrency(splitPool(10).write));
+    const concurrency = Number(process.env.SVC_BENCH_CONCURRENCY ?? defaultWriteConcurrency());
     const chunkSize = Number(process.env.SVC_BENCH_CHUNK ?? 5000);
     try {
       const writer = createAgentWriter(bench.pools.write, {
@@ -56,7 +55,7 @@ const scenario: Scenario = {
       return {
         rows,
         conditions: [
-          `${bench.label}; the service's own agent writer (guarded UNNEST upserts), chunks of ${chunkSize} agents per transaction, ${concurrency} transactions at a time (database.pool_max 10)`,
+          `${bench.label}; the service's own agent writer (guarded UNNEST upserts), chunks of ${chunkSize} agents per transaction, ${concurrency} transactions at a time (the service's defaults: database.pool_max 10, write_concurrency 2)`,
           `${count} agents with 1 KiB effective configs and 6 attributes; each run truncates the table, then times the first flush (inserts) and a second one with every agent changed (updates)`,
           `each figure is the median of ${ctx.runs} run(s)`,
         ],
