@@ -79,6 +79,13 @@ const candidateChunk = 2000;
 /** The default of StoredListsDeps.maxDistinctValues. */
 const distinctValuesLimit = 10_000;
 
+/** A scan's first chunk of candidates and the conditions its later chunks are read with. */
+interface FirstChunk {
+  readonly conditions: FilterSql;
+  readonly chunk: number;
+  readonly rows: unknown[][];
+}
+
 export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
   const { pool, now, disconnectAfterMs } = deps;
   const maxDistinctValues = deps.maxDistinctValues ?? distinctValuesLimit;
@@ -217,9 +224,14 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       const chunk = conditions.exact
         ? Math.min(candidateChunk, Math.max(64, chunkHint + 16))
         : candidateChunk;
-      return { conditions, chunk, rows: await query(pageCandidatesSql(conditions, '', chunk, left)) };
+      return firstChunk(conditions, chunk, left);
     });
     await scanFrom(filter, held, visit, at, left, first);
+  }
+
+  /** The first `chunk` candidates under `conditions` (its parameters from $3), leaving out `left`. */
+  async function firstChunk(conditions: FilterSql, chunk: number, left: Held): Promise<FirstChunk> {
+    return { conditions, chunk, rows: await query(pageCandidatesSql(conditions, '', chunk, left)) };
   }
 
   /** Visits the candidates chunk by chunk, from `first` (the first chunk, read with `conditions`). */
@@ -229,7 +241,7 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
     visit: (agent: AgentState) => boolean | void,
     at: number,
     left: Held,
-    first: { conditions: FilterSql; chunk: number; rows: unknown[][] },
+    first: FirstChunk,
   ): Promise<void> {
     let { chunk, rows } = first;
     let after = '';
@@ -260,13 +272,8 @@ export function createPgStoredLists(deps: StoredListsDeps): PgStoredLists {
       if (n !== null) return n;
       let scanned = 0;
       const left = heldOf(held);
-      const scan = conditionsWith(filter, 3, at, r);
-      const rows = await query(pageCandidatesSql(scan, '', candidateChunk, left));
-      await scanFrom(filter, held, () => void scanned++, at, left, {
-        conditions: scan,
-        chunk: candidateChunk,
-        rows,
-      });
+      const first = await firstChunk(conditionsWith(filter, 3, at, r), candidateChunk, left);
+      await scanFrom(filter, held, () => void scanned++, at, left, first);
       return scanned;
     }
     const uids: string[] = [];
